@@ -1,0 +1,676 @@
+"""Affine extraction: the kernel's C syntax tree to a `PolyProgram`.
+
+The scop is walked once.  Each loop adds a dimension to the iteration domain; each `if` intersects
+(or subtracts) an affine set; each assignment becomes a `Statement` with its accesses and a typed
+expression.  The original execution order is recorded as a 2d+1 schedule: block positions interleaved
+with loop counters (negated for decrementing loops).  Anything outside the accepted subset is a
+`CompileError` pointing at the construct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from ..diagnostics import CompileError, SourceLoc
+from ..poly import expr as E
+from ..poly import isl_utils as iu
+from ..poly.program import Access, Array, KernelArg, Param, PolyProgram, Statement
+from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
+from .ctype import array_declarator, scalar_type
+
+MATH_CALLS = {
+    "sqrt": ("sqrt", DOUBLE), "sqrtf": ("sqrt", FLOAT),
+    "fabs": ("fabs", DOUBLE), "fabsf": ("fabs", FLOAT),
+    "fmin": ("fmin", DOUBLE), "fminf": ("fmin", FLOAT),
+    "fmax": ("fmax", DOUBLE), "fmaxf": ("fmax", FLOAT),
+}
+
+_GEN = c_generator.CGenerator()
+
+
+def c_text(node: c_ast.Node) -> str:
+    return _GEN.visit(node)
+
+
+@dataclass
+class _Scope:
+    """The loop nest around the statement being extracted."""
+
+    dims: list[str]  # isl dimension names of the enclosing loop counters, outermost first
+    counters: dict[str, str]  # C counter name -> isl dimension name
+    counter_types: dict[str, ScalarType]
+    domain: isl.Set  # in set_space(dims, params)
+    time: list[str]  # 2d+1 schedule prefix (expressions over dims)
+    positions: list[int] = field(default_factory=lambda: [0])
+
+    def child(self, **kw) -> "_Scope":
+        d = dict(dims=list(self.dims), counters=dict(self.counters), counter_types=dict(self.counter_types),
+                 domain=self.domain, time=list(self.time))
+        d.update(kw)
+        return _Scope(**d)
+
+
+class _Extractor:
+    def __init__(self, func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str) -> None:
+        self.func = func
+        self.typedefs = typedefs
+        self.path = path
+        self.params: list[Param] = []
+        self.args: list[KernelArg] = []
+        self.scalar_args: dict[str, ScalarType] = {}
+        self.arrays: dict[str, Array] = {}
+        self.local_names: dict[str, str] = {}  # C name of a local variable -> array name
+        self.counter_decls: dict[str, ScalarType] = {}
+        self.statements: list[Statement] = []
+        self.schedules: list[str] = []
+        self.max_depth = 0
+
+    # ---------------------------------------------------------------- helpers
+    def loc(self, node: c_ast.Node | None) -> SourceLoc:
+        return SourceLoc.from_coord(getattr(node, "coord", None), self.path)
+
+    def error(self, node: c_ast.Node | None, message: str) -> CompileError:
+        return CompileError(self.loc(node), message)
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def space(self, dims: Sequence[str]) -> isl.Space:
+        return iu.set_space(dims, self.param_names)
+
+    # ---------------------------------------------------------------- signature
+    def signature(self) -> None:
+        decl_type = self.func.decl.type
+        params = decl_type.args.params if decl_type.args is not None else []
+        arrays: list[tuple[c_ast.Decl, c_ast.Node, list]] = []
+        for p in params:
+            if isinstance(p, c_ast.Typename):  # `void` or unnamed
+                if isinstance(p.type, c_ast.TypeDecl) and getattr(p.type.type, "names", None) == ["void"]:
+                    continue
+                raise self.error(p, "kernel parameters must be named")
+            if isinstance(p, c_ast.EllipsisParam):
+                raise self.error(p, "variadic kernels are not supported")
+            what = f"parameter `{p.name}`"
+            if isinstance(p.type, c_ast.ArrayDecl):
+                elem, dims = array_declarator(p.type)
+                arrays.append((p, elem, dims))
+                continue
+            t = scalar_type(p.type, self.typedefs, self.loc(p), what)
+            if t.is_int:
+                self.params.append(Param(p.name, t, self.loc(p)))
+                self.args.append(KernelArg(p.name, "param", t, self.loc(p)))
+            else:
+                self.scalar_args[p.name] = t
+                self.args.append(KernelArg(p.name, "scalar", t, self.loc(p)))
+        # Array extents may use integer parameters, so they are read once all parameters are known.
+        by_name = {a.name: a for a in self.args}
+        for p, elem, dims in arrays:
+            t = scalar_type(elem, self.typedefs, self.loc(p), f"array `{p.name}`")
+            self.arrays[p.name] = self.make_array(p, p.name, t, dims, is_arg=True)
+            by_name[p.name] = KernelArg(p.name, "array", t, self.loc(p))
+        self.args = [by_name[p.name] for p in params if getattr(p, "name", None) in by_name]
+
+    def make_array(self, node: c_ast.Node, name: str, t: ScalarType, dims: list, *, is_arg: bool) -> Array:
+        names = [f"d{k}" for k in range(len(dims))]
+        space = self.space(names)
+        extent = isl.Set.universe(space)
+        sizes = _Scope(names, {}, {}, extent, [])  # no counters in scope: sizes use parameters only
+        shape: list[str] = []
+        for k, dim in enumerate(dims):
+            if dim is None:
+                raise self.error(node, f"array `{name}` needs a size on every dimension")
+            ext = self.affine(dim, sizes, what="array size")
+            d = iu.var(space, names[k])
+            extent = extent.intersect(d.ge_set(iu.const(space, 0))).intersect(d.lt_set(ext))
+            shape.append(c_text(dim))
+        return Array(name, t, tuple(shape), extent.set_tuple_name(name), is_arg, self.loc(node))
+
+    # ---------------------------------------------------------------- declarations
+    def declare_local(self, decl: c_ast.Decl, scope: Optional[_Scope]) -> None:
+        """A local variable: a loop counter, a local scalar (a 0-d array) or a local array."""
+        what = f"local `{decl.name}`"
+        if isinstance(decl.type, c_ast.ArrayDecl):
+            elem, dims = array_declarator(decl.type)
+            t = scalar_type(elem, self.typedefs, self.loc(decl), what)
+            if decl.init is not None:
+                raise self.error(decl, f"initialized local arrays are not supported (`{decl.name}`)")
+            name = self.fresh_array_name(decl.name)
+            self.arrays[name] = self.make_array(decl, name, t, dims, is_arg=False)
+            self.local_names[decl.name] = name
+            return
+        if isinstance(decl.type, c_ast.FuncDecl):
+            return  # a local prototype
+        t = scalar_type(decl.type, self.typedefs, self.loc(decl), what)
+        if scope is None and t.is_int and decl.init is None:
+            self.counter_decls[decl.name] = t  # probably a loop counter; becomes a scalar if assigned
+        name = self.fresh_array_name(decl.name)
+        space = isl.Space.set_alloc(iu.CTX, 0, 0).set_tuple_name(isl.dim_type.set, name)
+        space = isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names).set_tuple_name(isl.dim_type.set, name)
+        self.arrays[name] = Array(name, t, (), isl.Set.universe(space), False, self.loc(decl))
+        self.local_names[decl.name] = name
+        if decl.init is not None:
+            if scope is None:
+                raise self.error(decl, f"initialize `{decl.name}` inside the `#pragma scop` region")
+            if isinstance(decl.init, c_ast.InitList):
+                raise self.error(decl.init, "initializer lists are not supported")
+            self.assignment(decl, "=", c_ast.ID(decl.name, coord=decl.coord), decl.init, scope)
+
+    def fresh_array_name(self, name: str) -> str:
+        if name not in self.arrays and name not in self.scalar_args and name not in self.param_names:
+            return name
+        k = 1
+        while f"{name}_{k}" in self.arrays:
+            k += 1
+        return f"{name}_{k}"
+
+    # ---------------------------------------------------------------- statements
+    def walk_block(self, items: Sequence[c_ast.Node], scope: _Scope) -> None:
+        for item in items:
+            self.walk(item, scope)
+
+    def next_position(self, scope: _Scope) -> int:
+        pos = scope.positions[0]
+        scope.positions[0] += 1
+        return pos
+
+    def walk(self, node: c_ast.Node, scope: _Scope) -> None:
+        if node is None or isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
+            return
+        if isinstance(node, c_ast.Compound):
+            self.walk_block(node.block_items or [], scope)
+        elif isinstance(node, c_ast.For):
+            self.loop(node, scope)
+        elif isinstance(node, c_ast.If):
+            self.conditional(node, scope)
+        elif isinstance(node, c_ast.Assignment):
+            self.assignment(node, node.op, node.lvalue, node.rvalue, scope)
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "++", "p--", "--"):
+            one = c_ast.Constant("int", "1", coord=node.coord)
+            self.assignment(node, "+=" if "++" in node.op else "-=", node.expr, one, scope)
+        elif isinstance(node, c_ast.Decl):
+            self.declare_local(node, scope)
+        elif isinstance(node, c_ast.DeclList):
+            for d in node.decls:
+                self.declare_local(d, scope)
+        elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            raise self.error(node, "`while` loops are not supported inside the scop; write a `for` loop with affine bounds")
+        elif isinstance(node, c_ast.Break):
+            raise self.error(node, "`break` is not supported inside the scop (loops must have affine bounds)")
+        elif isinstance(node, c_ast.Continue):
+            raise self.error(node, "`continue` is not supported inside the scop; use an affine `if`")
+        elif isinstance(node, (c_ast.Goto, c_ast.Label)):
+            raise self.error(node, "`goto` and labels are not supported inside the scop")
+        elif isinstance(node, c_ast.Return):
+            raise self.error(node, "`return` is not supported inside the scop")
+        elif isinstance(node, c_ast.Switch):
+            raise self.error(node, "`switch` is not supported inside the scop; use affine `if`s")
+        elif isinstance(node, c_ast.FuncCall):
+            raise self.error(node, f"call to `{c_text(node.name)}` as a statement is not supported inside the scop")
+        else:
+            raise self.error(node, f"unsupported statement `{c_text(node)}` inside the scop")
+
+    def loop(self, node: c_ast.For, scope: _Scope) -> None:
+        counter, init = self.loop_init(node)
+        step = self.loop_step(node, counter)
+        if node.cond is None:
+            raise self.error(node, "a loop needs a condition that bounds its counter")
+        dim = counter
+        k = 1
+        while dim in scope.dims:
+            dim = f"{counter}_{k}"
+            k += 1
+        dims = scope.dims + [dim]
+        space = self.space(dims)
+        inner = scope.child(dims=dims, counters={**scope.counters, counter: dim},
+                            counter_types={**scope.counter_types, counter: self.counter_decls.get(counter, INT32)})
+        inner.domain = _add_dim(scope.domain, dim, self.param_names)
+        outer_scope = inner.child(counters=dict(scope.counters))  # init is evaluated outside the loop
+        outer_scope.domain = inner.domain
+        lb = self.affine(init, outer_scope, what="loop initial value")
+        v = iu.var(space, dim)
+        start = v.ge_set(lb) if step > 0 else v.le_set(lb)
+        if abs(step) > 1:
+            start = start.intersect((v - lb).mod_val(abs(step)).eq_set(iu.const(space, 0)))
+        cond = self.condition(node.cond, inner)
+        dom = inner.domain.intersect(start)
+        # C runs the loop until the condition first fails; the polyhedral domain equals that only
+        # if the condition, once false, stays false along the counter's direction.
+        shift = isl.Map.from_multi_aff(_shift_multi_aff(space, dims.index(dim), step))
+        cond_prev = cond.apply(shift)  # {v : v - step satisfies cond}
+        later = dom.intersect(cond).intersect(dom.apply(shift))  # iterations with a predecessor
+        if not later.subtract(cond_prev).is_empty():
+            raise self.error(node.cond, "loop condition is not monotone in the loop counter; "
+                                        "the iteration domain would not be a polyhedron")
+        inner.domain = dom.intersect(cond)
+        pos = self.next_position(scope)
+        inner.time = scope.time + [str(pos), dim if step > 0 else f"-{dim}"]
+        inner.positions = [0]
+        self.walk(node.stmt, inner)
+
+    def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
+        init = node.init
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+            d = init.decls[0]
+            self.counter_decls[d.name] = scalar_type(d.type, self.typedefs, self.loc(d), f"loop counter `{d.name}`")
+            if not self.counter_decls[d.name].is_int:
+                raise self.error(d, "loop counters must have an integer type")
+            return d.name, d.init
+        if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            return init.lvalue.name, init.rvalue
+        raise self.error(node, "a loop must initialize one counter, e.g. `for (i = 0; ...; i++)`")
+
+    def loop_step(self, node: c_ast.For, counter: str) -> int:
+        nxt = node.next
+        err = self.error(node.next or node, f"the loop step must be a constant increment of `{counter}`")
+        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == counter:
+            if nxt.op in ("p++", "++"):
+                return 1
+            if nxt.op in ("p--", "--"):
+                return -1
+        if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and nxt.lvalue.name == counter:
+            if nxt.op in ("+=", "-="):
+                c = _int_constant(nxt.rvalue)
+                if c is not None and c != 0:
+                    return c if nxt.op == "+=" else -c
+            if nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in "+-":
+                l, r = nxt.rvalue.left, nxt.rvalue.right
+                if isinstance(l, c_ast.ID) and l.name == counter and _int_constant(r):
+                    return _int_constant(r) * (1 if nxt.rvalue.op == "+" else -1)
+                if nxt.rvalue.op == "+" and isinstance(r, c_ast.ID) and r.name == counter and _int_constant(l):
+                    return _int_constant(l)
+        raise err
+
+    def conditional(self, node: c_ast.If, scope: _Scope) -> None:
+        cond = self.condition(node.cond, scope)
+        then = scope.child(domain=scope.domain.intersect(cond))
+        then.positions = scope.positions
+        self.walk(node.iftrue, then)
+        if node.iffalse is not None:
+            other = scope.child(domain=scope.domain.subtract(cond))
+            other.positions = scope.positions
+            self.walk(node.iffalse, other)
+
+    # ---------------------------------------------------------------- assignments
+    def assignment(self, node: c_ast.Node, op: str, lvalue: c_ast.Node, rvalue: c_ast.Node, scope: _Scope) -> None:
+        name = f"S{len(self.statements)}"
+        reads: list[Access] = []
+        target_array, subscripts = self.lvalue(lvalue, scope)
+        arr = self.arrays[target_array]
+        write = self.access(name, target_array, subscripts, True, lvalue, scope, "w")
+        value = self.value(rvalue, scope, name, reads)
+        if op != "=":
+            binop = op[:-1]
+            if binop not in ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"):
+                raise self.error(node, f"unsupported assignment operator `{op}`")
+            old_read = self.access(name, target_array, subscripts, False, lvalue, scope, f"r{len(reads)}")
+            reads.append(old_read)
+            old = E.ArrayRead(old_read.id, arr.type, old_read.text)
+            value = self.binary(binop, old, value, node)
+        value = E.cast(value, arr.type)
+        domain = scope.domain.set_tuple_name(name)
+        self.statements.append(Statement(
+            name=name, domain=domain, iterators=tuple(scope.dims), write=write, reads=tuple(reads), expr=value,
+            loc=self.loc(node), text=c_text(node) if not isinstance(node, c_ast.Decl) else f"{node.name} = {c_text(rvalue)}",
+        ))
+        pos = self.next_position(scope)
+        self.schedules.append((name, scope.dims, scope.time + [str(pos)]))
+        self.max_depth = max(self.max_depth, len(scope.dims))
+
+    def lvalue(self, node: c_ast.Node, scope: _Scope) -> tuple[str, list[c_ast.Node]]:
+        base, subs = _array_ref(node)
+        if base is None:
+            raise self.error(node, f"cannot assign to `{c_text(node)}`; only array elements and local scalars")
+        if base in scope.counters:
+            raise self.error(node, f"loop counter `{base}` must not be assigned in the loop body")
+        if base in self.param_names or base in self.scalar_args:
+            raise self.error(node, f"scalar parameter `{base}` is read-only in the kernel")
+        return self.array_of(base, subs, node), subs
+
+    def array_of(self, base: str, subs: list, node: c_ast.Node) -> str:
+        name = self.local_names.get(base, base)
+        if name not in self.arrays:
+            raise self.error(node, f"unknown variable `{base}` (globals are not supported; pass it as a parameter)")
+        arr = self.arrays[name]
+        if len(subs) != arr.ndim:
+            if len(subs) < arr.ndim:
+                raise self.error(node, f"`{base}` has {arr.ndim} dimension(s) but is used with {len(subs)} subscript(s); "
+                                       "pointer arithmetic and array decay are not supported")
+            raise self.error(node, f"`{base}` has {arr.ndim} dimension(s) but is used with {len(subs)} subscript(s)")
+        return name
+
+    def access(self, stmt: str, array: str, subs: list, is_write: bool, node, scope: _Scope, suffix: str) -> Access:
+        space = self.space(scope.dims)
+        rel: Optional[isl.Map] = None
+        for s in subs:
+            pa = self.affine(s, scope, what="array index")
+            m = isl.Map.from_pw_aff(pa)
+            rel = m if rel is None else rel.flat_range_product(m)
+        if rel is None:
+            rel = isl.Map.from_domain_and_range(isl.Set.universe(space), isl.Set.universe(
+                isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names)))
+        rel = rel.set_tuple_name(isl.dim_type.in_, stmt).set_tuple_name(isl.dim_type.out, array)
+        rel = rel.intersect_domain(scope.domain.set_tuple_name(stmt))
+        return Access(f"{stmt}.{suffix}", stmt, array, is_write, rel, self.loc(node), c_text(node))
+
+    # ---------------------------------------------------------------- values
+    def value(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> E.Expr:
+        rec: Callable[[c_ast.Node], E.Expr] = lambda n: self.value(n, scope, stmt, reads)  # noqa: E731
+        if isinstance(node, c_ast.Constant):
+            return _constant(node, self)
+        if isinstance(node, c_ast.ID):
+            n = node.name
+            if n in scope.counters:
+                return E.AffineValue(iu.var(self.space(scope.dims), scope.counters[n]), scope.counter_types[n], n)
+            if n in self.param_names:
+                p = next(p for p in self.params if p.name == n)
+                return E.AffineValue(iu.var(self.space(scope.dims), n), p.type, n)
+            if n in self.scalar_args:
+                return E.ScalarArg(n, self.scalar_args[n])
+            return self.read(node, scope, stmt, reads)
+        if isinstance(node, c_ast.ArrayRef):
+            return self.read(node, scope, stmt, reads)
+        if isinstance(node, c_ast.Cast):
+            t = scalar_type(node.to_type, self.typedefs, self.loc(node), "cast")
+            return E.cast(rec(node.expr), t)
+        if isinstance(node, c_ast.UnaryOp):
+            if node.op in ("p++", "++", "p--", "--"):
+                raise self.error(node, "increments inside expressions are not supported; write a separate statement")
+            if node.op in ("*", "&"):
+                raise self.error(node, "pointer dereference and address-of are not supported; index arrays with subscripts")
+            if node.op == "sizeof":
+                raise self.error(node, "`sizeof` is not supported in the kernel")
+            x = rec(node.expr)
+            if node.op == "+":
+                return E.cast(x, promote(x.type))
+            if node.op == "-":
+                t = promote(x.type)
+                x = E.cast(x, t)
+                if isinstance(x, E.Const):
+                    return E.Const(E.convert_value(-x.value, t), t)
+                return E.Unary("-", x, t)
+            if node.op == "~":
+                if not x.type.is_int:
+                    raise self.error(node, "`~` needs an integer operand")
+                t = promote(x.type)
+                return E.Unary("~", E.cast(x, t), t)
+            if node.op == "!":
+                return E.Binary("==", x, E.Const(E.convert_value(0, x.type), x.type), INT32)
+            raise self.error(node, f"unsupported operator `{node.op}`")
+        if isinstance(node, c_ast.BinaryOp):
+            return self.binary(node.op, rec(node.left), rec(node.right), node)
+        if isinstance(node, c_ast.TernaryOp):
+            c = _truth(rec(node.cond))
+            a, b = rec(node.iftrue), rec(node.iffalse)
+            t = usual_arithmetic_conversion(a.type, b.type)
+            return E.Select(c, E.cast(a, t), E.cast(b, t), t)
+        if isinstance(node, c_ast.FuncCall):
+            fname = node.name.name if isinstance(node.name, c_ast.ID) else c_text(node.name)
+            if fname not in MATH_CALLS:
+                raise self.error(node, f"call to unknown function `{fname}`; only sqrt, fabs, fmin, fmax "
+                                       "(and their float variants) are supported")
+            func, t = MATH_CALLS[fname]
+            args = node.args.exprs if node.args is not None else []
+            want = E.CALLS[func]
+            if len(args) != want:
+                raise self.error(node, f"`{fname}` takes {want} argument(s)")
+            return E.Call(func, tuple(E.cast(rec(a), t) for a in args), t)
+        if isinstance(node, c_ast.Assignment):
+            raise self.error(node, "assignments inside expressions are not supported")
+        if isinstance(node, c_ast.StructRef):
+            raise self.error(node, "struct members are not supported")
+        raise self.error(node, f"unsupported expression `{c_text(node)}`")
+
+    def read(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> E.Expr:
+        base, subs = _array_ref(node)
+        if base is None:
+            raise self.error(node, f"unsupported expression `{c_text(node)}`")
+        if base in self.param_names or base in scope.counters:
+            raise self.error(node, f"`{base}` is not an array")
+        name = self.array_of(base, subs, node)
+        acc = self.access(stmt, name, subs, False, node, scope, f"r{len(reads)}")
+        reads.append(acc)
+        return E.ArrayRead(acc.id, self.arrays[name].type, acc.text)
+
+    def binary(self, op: str, a: E.Expr, b: E.Expr, node: c_ast.Node) -> E.Expr:
+        if op in E.ARITH_OPS:
+            t = usual_arithmetic_conversion(a.type, b.type)
+            if op in ("%", "&", "|", "^") and t.is_float:
+                raise self.error(node, f"`{op}` needs integer operands")
+            return E.Binary(op, E.cast(a, t), E.cast(b, t), t)
+        if op in E.SHIFT_OPS:
+            if not (a.type.is_int and b.type.is_int):
+                raise self.error(node, f"`{op}` needs integer operands")
+            return E.Binary(op, E.cast(a, promote(a.type)), E.cast(b, promote(b.type)), promote(a.type))
+        if op in E.COMPARE_OPS:
+            t = usual_arithmetic_conversion(a.type, b.type)
+            return E.Binary(op, E.cast(a, t), E.cast(b, t), INT32)
+        if op in E.LOGIC_OPS:
+            return E.Binary(op, _truth(a), _truth(b), INT32)
+        raise self.error(node, f"unsupported operator `{op}`")
+
+    # ---------------------------------------------------------------- affine forms
+    def affine(self, node: c_ast.Node, scope: _Scope, *, what: str) -> isl.PwAff:
+        """An integer expression of counters and parameters as an isl piecewise affine function."""
+        space = self.space(scope.dims)
+        rec = lambda n: self.affine(n, scope, what=what)  # noqa: E731
+
+        def not_affine(why: str = "") -> CompileError:
+            return self.error(node, f"{what} `{c_text(node)}` is not affine in the loop counters and parameters"
+                                    + (f" ({why})" if why else ""))
+
+        if isinstance(node, c_ast.Constant):
+            v = _int_constant(node)
+            if v is None:
+                raise not_affine("non-integer constant")
+            return iu.const(space, v)
+        if isinstance(node, c_ast.ID):
+            if node.name in scope.counters:
+                return iu.var(space, scope.counters[node.name])
+            if node.name in self.param_names:
+                return iu.var(space, node.name)
+            if node.name in self.local_names or node.name in self.arrays:
+                raise not_affine(f"it reads the variable `{node.name}`")
+            raise not_affine(f"`{node.name}` is not a loop counter or an integer parameter")
+        if isinstance(node, c_ast.ArrayRef):
+            raise not_affine("it reads array data")
+        if isinstance(node, c_ast.Cast):
+            t = scalar_type(node.to_type, self.typedefs, self.loc(node), "cast")
+            if not t.is_int:
+                raise not_affine("floating-point cast")
+            return rec(node.expr)
+        if isinstance(node, c_ast.UnaryOp):
+            if node.op == "-":
+                return rec(node.expr).neg()
+            if node.op == "+":
+                return rec(node.expr)
+            raise not_affine()
+        if isinstance(node, c_ast.TernaryOp):
+            c = self.condition(node.cond, scope)
+            return c.indicator_function().cond(rec(node.iftrue), rec(node.iffalse))
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op in ("+", "-"):
+                a, b = rec(node.left), rec(node.right)
+                return a + b if node.op == "+" else a - b
+            if node.op == "*":
+                a, b = rec(node.left), rec(node.right)
+                if not (a.is_cst() or b.is_cst()):
+                    raise not_affine("product of two variables")
+                return a.mul(b)
+            if node.op in ("/", "%"):
+                a, b = rec(node.left), rec(node.right)
+                c = iu.constant_value(b)
+                if c is None or c == 0:
+                    raise not_affine("division by a non-constant")
+                return a.tdiv_q(b) if node.op == "/" else a.tdiv_r(b)
+            raise not_affine()
+        if isinstance(node, c_ast.FuncCall):
+            raise not_affine("function call")
+        raise not_affine()
+
+    def condition(self, node: c_ast.Node, scope: _Scope) -> isl.Set:
+        """An affine condition as the set of (counters, parameters) where it holds."""
+        space = self.space(scope.dims)
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op == "&&":
+                return self.condition(node.left, scope).intersect(self.condition(node.right, scope))
+            if node.op == "||":
+                return self.condition(node.left, scope).union(self.condition(node.right, scope))
+            cmp = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
+            if node.op in cmp:
+                a = self.affine(node.left, scope, what="condition")
+                b = self.affine(node.right, scope, what="condition")
+                return getattr(a, cmp[node.op])(b)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            return isl.Set.universe(space).subtract(self.condition(node.expr, scope))
+        try:
+            v = self.affine(node, scope, what="condition")
+        except CompileError as e:
+            raise self.error(node, e.message.replace("condition", "condition", 1)) from None
+        return v.ne_set(iu.const(space, 0))
+
+    # ---------------------------------------------------------------- driver
+    def run(self, scop: Optional[tuple[c_ast.Compound, int, int]]) -> PolyProgram:
+        self.signature()
+        body = self.func.body.block_items or []
+        if scop is None:
+            block, start, end = self.func.body, 0, len(body)
+        else:
+            block, start, end = scop
+        items = block.block_items or []
+        self.outside(body, block, start, end)
+        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        self.walk_block(items[start:end], root)
+        if not self.statements:
+            raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")
+        return self.build()
+
+    def outside(self, body: list, block: c_ast.Compound, start: int, end: int) -> None:
+        """Declarations outside the scop are allowed; computations there would escape synthesis."""
+        def check(items: list, skip: Optional[tuple[int, int]]) -> None:
+            for k, it in enumerate(items):
+                if skip and skip[0] - 1 <= k < skip[1] + 1:
+                    continue
+                if isinstance(it, c_ast.Decl):
+                    self.declare_local(it, None)
+                elif isinstance(it, c_ast.DeclList):
+                    for d in it.decls:
+                        self.declare_local(d, None)
+                elif isinstance(it, (c_ast.Pragma, c_ast.EmptyStatement)):
+                    continue
+                elif it is block:
+                    check(block.block_items or [], (start, end))
+                elif isinstance(it, c_ast.Return) and it.expr is None:
+                    continue
+                else:
+                    raise self.error(it, "statement outside the `#pragma scop` region; dpn-synth synthesizes only the "
+                                         "scop, so move it inside or out of the kernel")
+        if block is self.func.body:
+            check(body, (start, end))
+        else:
+            check(body, None)
+
+    def build(self) -> PolyProgram:
+        depth = self.max_depth
+        width = 2 * depth + 1
+        sched = isl.UnionMap.empty(isl.Space.params_alloc(iu.CTX, 0))
+        for name, dims, time in self.schedules:
+            time = time + ["0"] * (width - len(time))
+            text = f"[{', '.join(self.param_names)}] -> {{ {name}[{', '.join(dims)}] -> [{', '.join(time)}] }}"
+            m = isl.Map.read_from_str(iu.CTX, text)
+            stmt = next(s for s in self.statements if s.name == name)
+            sched = sched.union(isl.UnionMap.from_map(m.intersect_domain(stmt.domain)))
+        context = iu.param_set({}, self.param_names)
+        return PolyProgram(
+            name=self.func.decl.name, file=self.path, loc=self.loc(self.func), args=tuple(self.args),
+            params=tuple(self.params), context=context, arrays=dict(self.arrays), statements=tuple(self.statements),
+            schedule=sched,
+        )
+
+
+# -------------------------------------------------------------------- small helpers
+def _add_dim(domain: isl.Set, name: str, params: Sequence[str]) -> isl.Set:
+    n = domain.dim(isl.dim_type.set)
+    d = domain.add_dims(isl.dim_type.set, 1)
+    return d.set_dim_name(isl.dim_type.set, n, name)
+
+
+def _shift_multi_aff(space: isl.Space, pos: int, step: int) -> isl.MultiAff:
+    """{ [.., v, ..] -> [.., v + step, ..] }"""
+    mspace = isl.Space.map_from_set(space)
+    ma = isl.MultiAff.identity(mspace)
+    aff = ma.get_aff(pos)
+    return ma.set_aff(pos, aff.set_constant_val(isl.Val.int_from_si(iu.CTX, step)))
+
+
+def _array_ref(node: c_ast.Node) -> tuple[Optional[str], list[c_ast.Node]]:
+    subs: list[c_ast.Node] = []
+    while isinstance(node, c_ast.ArrayRef):
+        subs.append(node.subscript)
+        node = node.name
+    if isinstance(node, c_ast.ID):
+        return node.name, list(reversed(subs))
+    return None, []
+
+
+def _int_constant(node: c_ast.Node) -> Optional[int]:
+    if isinstance(node, c_ast.UnaryOp) and node.op == "-":
+        v = _int_constant(node.expr)
+        return -v if v is not None else None
+    if not isinstance(node, c_ast.Constant):
+        return None
+    if node.type == "char":
+        body = node.value[1:-1]
+        return ord(body.encode().decode("unicode_escape")) if body else 0
+    if "int" not in node.type and node.type not in ("long", "unsigned"):
+        return None
+    text = node.value.rstrip("uUlL")
+    return int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1:].isdigit()) else int(text, 8)
+
+
+def _constant(node: c_ast.Constant, ex: _Extractor) -> E.Expr:
+    if node.type in ("float", "double") or (node.type not in ("char", "string") and _int_constant(node) is None):
+        text = node.value
+        is_float = text[-1] in "fF"
+        if text[-1] in "fFlL":
+            if text[-1] in "lL":
+                raise ex.error(node, "`long double` constants are not supported")
+            text = text[:-1]
+        v = float.fromhex(text) if text.lower().startswith("0x") else float(text)
+        t = FLOAT if is_float else DOUBLE
+        return E.Const(E.convert_value(v, t), t)
+    if node.type == "string":
+        raise ex.error(node, "string literals are not supported")
+    v = _int_constant(node)
+    assert v is not None
+    text = node.value.lower()
+    digits = text.rstrip("ul")
+    suffix = text[len(digits):]
+    decimal = not (digits.startswith("0x") or (digits.startswith("0") and len(digits) > 1))
+    if "u" in suffix:
+        candidates = (UINT64,) if "l" in suffix else (UINT32, UINT64)
+    elif "l" in suffix:
+        candidates = (INT64,) if decimal else (INT64, UINT64)
+    else:
+        candidates = (INT32, INT64) if decimal else (INT32, UINT32, INT64, UINT64)
+    for t in candidates:
+        if t.wrap(v) == v:
+            return E.Const(v, t)
+    return E.Const(UINT64.wrap(v), UINT64)
+
+
+def _truth(e: E.Expr) -> E.Expr:
+    """A C truth value (0 or 1, `int`) from any scalar."""
+    if e.type == INT32 and isinstance(e, E.Binary) and e.op in E.COMPARE_OPS + E.LOGIC_OPS:
+        return e
+    return E.Binary("!=", e, E.Const(E.convert_value(0, e.type), e.type), INT32)
+
+
+def extract(func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str,
+            scop: Optional[tuple[c_ast.Compound, int, int]]) -> PolyProgram:
+    """Build the polyhedral model of kernel `func` (the scop region, or its whole body)."""
+    return _Extractor(func, typedefs, path).run(scop)
