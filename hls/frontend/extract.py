@@ -585,9 +585,11 @@ class _Extractor:
             stmt = next(s for s in self.statements if s.name == name)
             sched = sched.union(isl.UnionMap.from_map(m.intersect_domain(stmt.domain)))
         context = iu.param_set({}, self.param_names)
+        used = {a.array for s in self.statements for a in s.accesses}
+        arrays = {k: a for k, a in self.arrays.items() if a.is_arg or k in used}  # drop loop counters
         return PolyProgram(
             name=self.func.decl.name, file=self.path, loc=self.loc(self.func), args=tuple(self.args),
-            params=tuple(self.params), context=context, arrays=dict(self.arrays), statements=tuple(self.statements),
+            params=tuple(self.params), context=context, arrays=arrays, statements=tuple(self.statements),
             schedule=sched,
         )
 

@@ -103,7 +103,7 @@ def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
         if not p.type.wrap(p.value) == p.value:
             raise CompileError(p.loc, f"value {p.value} does not fit parameter `{p.name}` of type {p.type}")
     ctx = iu.param_set(fixed, names)
-    bound = replace(program, params=tuple(params), context=ctx, notes=tuple(notes))
+    bound = replace(program, params=tuple(params), context=ctx, notes=tuple(notes), flow=None)
     stmts = []
     for s in bound.statements:
         dom = s.domain.intersect_params(ctx)
@@ -122,3 +122,15 @@ def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
             if not bad.is_empty():
                 raise CompileError(acc.loc, _describe(acc, bad, bound))
     return bound
+
+
+def restrict_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
+    """Fix some parameters in the context only, keeping the others symbolic (for `analyze`)."""
+    names = [p.name for p in program.params]
+    for k in values:
+        if k not in names:
+            raise CompileError(program.loc, f"`--param {k}` does not name an integer parameter of `{program.name}`")
+    ctx = program.context.intersect(iu.param_set(values, names))
+    if ctx.is_empty():
+        raise CompileError(program.loc, "the given parameter values make some access go out of bounds")
+    return replace(program, context=ctx, params=tuple(replace(p, value=values.get(p.name)) for p in program.params))

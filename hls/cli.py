@@ -1,0 +1,254 @@
+"""`dpn-synth`: the command line.
+
+Exit status: 0 success, 1 verification mismatch or deadlock, 2 bad input or usage, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import __version__
+from .diagnostics import CompileError, UsageError
+
+EXAMPLES = """examples:
+  dpn-synth analyze examples/gemm.c
+  dpn-synth analyze gemm.c -I utilities -DMINI_DATASET -DPOLYBENCH_USE_SCALAR_LB --json
+  dpn-synth compile examples/atax.c --param m=12 --param n=16 -o out/atax
+  dpn-synth sim examples/jacobi-2d.c --dpn-only --seed 3 --json
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 already; keep our format
+        self.print_usage(sys.stderr)
+        print(f"dpn-synth: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("kernel", metavar="KERNEL.c", help="C file holding the kernel")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="include directory")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]", help="preprocessor macro")
+    p.add_argument("--function", help="kernel function (default: the one holding #pragma scop)")
+    p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
+    p.add_argument("--dump-after", metavar="PASS", help="print the IR after PASS (see docs/architecture.md)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors and the result")
+    p.add_argument("-v", "--verbose", action="store_true", help="print notes and timings")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dpn-synth", description="Affine C kernels to data-aware process networks and Verilog.",
+                     epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"dpn-synth {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    a = sub.add_parser("analyze", help="print the polyhedral model and its dataflow", epilog=EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(a)
+    a.add_argument("--json", action="store_true", help="print one JSON object")
+    for name, helptext in (("compile", "build the process network and write OUTDIR"),
+                           ("sim", "compile, run against gcc on random inputs, compare bit for bit")):
+        c = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        _common(c)
+        c.add_argument("--tile", default="none", help="auto | none | T1,T2,... (only `none` so far)")
+        c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+        c.add_argument("--directives", metavar="FILE", help="directives file")
+        if name == "compile":
+            c.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output directory")
+        else:
+            c.add_argument("--simulator", choices=("verilator", "icarus"), default="verilator")
+            c.add_argument("--dpn-only", action="store_true", help="run only the Python DPN simulator")
+            c.add_argument("--seed", type=int, default=0, help="random inputs and interleaving")
+            c.add_argument("--stall", type=float, default=0.0, metavar="P", help="random back-pressure probability")
+            c.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _params(items: Sequence[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise UsageError(f"--param expects NAME=VALUE, got `{item}`")
+        try:
+            v = int(value, 0)
+        except ValueError:
+            raise UsageError(f"--param {name}: `{value}` is not an integer") from None
+        if name in out and out[name] != v:
+            raise UsageError(f"--param {name} given twice with different values")
+        out[name] = v
+    return out
+
+
+def _options(args: argparse.Namespace):
+    from .pipeline import Options
+
+    if not os.path.exists(args.kernel):
+        raise CompileError(None, f"{args.kernel}: no such file")
+    return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
+                   getattr(args, "tile", "none"), getattr(args, "parallel", 1))
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from .pipeline import run
+    from .poly.dump import program_to_json, program_to_text
+
+    res = run(_options(args), symbolic=True, dump_after=args.dump_after)
+    if args.json:
+        print(json.dumps(program_to_json(res.program), indent=2))
+    else:
+        sys.stdout.write(program_to_text(res.program))
+    return 0
+
+
+def _network_stats(net) -> dict:
+    from .dpn.network import ChannelKind, ProcessKind
+
+    chans = net.channels
+    return {
+        "processes": len(net.processes),
+        "compute_processes": sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE),
+        "channels": len(chans),
+        "fifos": sum(1 for c in chans if c.kind == ChannelKind.FIFO),
+        "fifos_with_multiplicity": sum(1 for c in chans if c.kind == ChannelKind.FIFO_MULT),
+        "buffers": sum(1 for c in chans if c.kind == ChannelKind.BUFFER),
+        "channel_words": sum(c.words for c in chans),
+    }
+
+
+def _traffic(program, tables, net) -> dict:
+    """Statement instances and the compulsory off-chip traffic (live-in + live-out elements)."""
+    from .dpn.network import ProcessKind
+    from .poly import isl_utils as iu
+
+    instances = sum(iu.card(s.domain) for s in program.statements)
+    live_in = set()
+    for rid, m in program.flow.live_in.items():
+        arr = program.access(rid).array
+        live_in |= {(arr, tuple(p)) for p in iu.points(m.range()).tolist()}
+    live_out = set()
+    for wid, m in program.flow.live_out.items():
+        arr = program.access(wid).array
+        live_out |= {(arr, tuple(p)) for p in iu.points(m.range()).tolist()}
+    n_compute = sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE)
+    compulsory = len(live_in) + len(live_out)
+    return {
+        "statement_instances": instances,
+        "compulsory_words": compulsory,
+        "roofline_cycles": max(-(-instances // max(1, n_compute)), compulsory),
+    }
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from .dpn.serialize import network_to_dot, network_to_json
+    from .pipeline import run
+    from .report import write_reports
+
+    res = run(_options(args), dump_after=args.dump_after)
+    out = Path(args.output)
+    parent = out.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    try:
+        (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
+        (tmp / "dpn.dot").write_text(network_to_dot(res.network))
+        summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network)}
+        write_reports(tmp, res.program, res.network, summary)
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if not args.quiet:
+        s = _network_stats(res.network)
+        print(f"wrote {out}/: {s['processes']} processes, {s['channels']} channels "
+              f"({s['fifos']} FIFOs), {s['channel_words']} channel words")
+        if args.verbose:
+            for n in res.program.notes:
+                print(f"note: {n}", file=sys.stderr)
+    return 0
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from sim.gcc_ref import GccReference
+    from sim.inputs import compare, random_inputs
+
+    from .dpn.simulate import simulate
+    from .pipeline import run
+
+    if not args.dpn_only:
+        raise UsageError("RTL simulation is not implemented yet; use --dpn-only")
+    if not 0.0 <= args.stall < 1.0:
+        raise UsageError("--stall must be a probability in [0, 1)")
+    res = run(_options(args), dump_after=args.dump_after)
+    inputs = random_inputs(res.program, args.seed)
+    expected = {k: v.copy() for k, v in inputs.items() if hasattr(v, "copy") and not isinstance(v, (int, float))}
+    t0 = time.perf_counter()
+    ref = GccReference(res.kernel)
+    ref.run(expected | {k: v for k, v in inputs.items() if k not in expected})
+    t1 = time.perf_counter()
+    result = simulate(res.network, inputs, seed=args.seed, tables=res.tables)
+    t2 = time.perf_counter()
+    mismatches = [] if result.deadlock else compare(expected, result.outputs)
+    ok = result.deadlock is None and not mismatches
+    stats = _network_stats(res.network)
+    summary = {
+        "ok": ok,
+        "mismatches": len(mismatches),
+        "deadlock": None if result.deadlock is None else result.deadlock.format(),
+        "cycles": None,
+        "steps": result.steps,
+        "words_loaded": result.words_loaded,
+        "words_stored": result.words_stored,
+        **_traffic(res.program, res.tables, res.network),
+        **stats,
+        "seconds_compile": round(res.seconds, 3),
+        "seconds_reference": round(t1 - t0, 3),
+        "seconds_sim": round(t2 - t1, 3),
+        "simulator": "dpn",
+        "seed": args.seed,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        if result.deadlock is not None:
+            print(result.deadlock.format(), file=sys.stderr)
+        for m in mismatches[:20]:
+            print(f"mismatch: {m}", file=sys.stderr)
+        if not args.quiet:
+            verdict = "PASS" if ok else "FAIL"
+            print(f"{verdict}: {res.program.name}: {len(mismatches)} mismatches, {result.steps} process steps, "
+                  f"{stats['channels']} channels ({stats['fifos']} FIFOs), {stats['channel_words']} channel words")
+    return 0 if ok else 1
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return {"analyze": cmd_analyze, "compile": cmd_compile, "sim": cmd_sim}[args.command](args)
+    except CompileError as e:
+        print(e.format(), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # a bug in dpn-synth, not in the user's input
+        log = Path(tempfile.gettempdir()) / "dpn-synth-crash.txt"
+        log.write_text(traceback.format_exc())
+        print(f"dpn-synth: internal error: {sys.exc_info()[1]!r}\n"
+              f"This is a bug in dpn-synth; please report it with the input file and {log}.", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Channel compilation: typing (section 5.5.1) and exact sizing.
+
+Typing uses isl on the channel relation and the two process schedules:
+  in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
+  unicity   <=> every produced value is read by one consumer iteration.
+FIFO = in-order and unicity; FIFO with multiplicity = in-order only; otherwise an addressable buffer.
+
+Sizing replays the global sequential order defined by the process schedules.  A FIFO needs the
+largest number of values written and not yet (first) read at any time; a buffer gets a modular
+allocation (successive moduli over the producer iteration vector) such that no two values alive at
+the same time share a slot.  docs/channel-sizing.md explains why these sizes can never deadlock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from .network import Channel, ChannelKind, ProcessNetwork, Stage
+from .tables import NetworkTables
+
+
+def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
+    lt_c = cons_sched.lex_lt_map(cons_sched)  # y -> y' : y before y'
+    gt_p = prod_sched.lex_gt_map(prod_sched)  # x -> x2 : x after x2
+    bad = rel.apply_range(lt_c).apply_range(rel.reverse()).intersect(gt_p)
+    return bad.is_empty()
+
+
+def is_unique(rel: isl.Map) -> bool:
+    return rel.is_single_valued()
+
+
+def classify(c: Channel, net: ProcessNetwork) -> Channel:
+    p, q = net.process(c.producer), net.process(c.consumer)
+    in_order = is_in_order(c.relation, p.schedule, q.schedule)
+    unicity = is_unique(c.relation)
+    if in_order and unicity:
+        kind = ChannelKind.FIFO
+    elif in_order:
+        kind = ChannelKind.FIFO_MULT
+    else:
+        kind = ChannelKind.BUFFER
+    return replace(c, kind=kind, in_order=in_order, unicity=unicity)
+
+
+def type_channels(net: ProcessNetwork) -> ProcessNetwork:
+    return net.with_channels([classify(c, net) for c in net.channels], Stage.TYPED)
+
+
+def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
+    """Max occupancy; at equal times reads (-1) come before writes (+1): a process reads, then writes."""
+    events.sort()
+    level = best = 0
+    for _t, delta in events:
+        level += -1 if delta == 0 else 1
+        best = max(best, level)
+    return best
+
+
+def size_channel(c: Channel, net: ProcessNetwork, tables: NetworkTables) -> Channel:
+    ptime = tables.process(c.producer).time
+    ctime = tables.process(c.consumer).time
+    tab = tables.channel(c)
+    if c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
+        events: list[tuple[tuple, int]] = []
+        for x, ys in tab.readers.items():
+            events.append((ptime[x], 1))
+            events.append((ctime[ys[0]], 0))
+        depth = max(1, _fifo_depth(events))
+        return replace(c, depth=depth, max_live=depth)
+    moduli, live = _modular_allocation(tab.readers, ptime, ctime)
+    size = 1
+    for b in moduli:
+        size *= b
+    return replace(c, depth=max(1, size), moduli=moduli, max_live=live)
+
+
+def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
+    """Successive moduli b_k with x -> (x_k mod b_k) injective on values alive at the same time."""
+    events = []
+    for x, ys in readers.items():
+        events.append((ptime[x], 1, x))
+        events.append((ctime[ys[-1]], 0, x))  # dead after its last read
+    events.sort()
+    dims = len(next(iter(readers))) if readers else 0
+    span = [0] * dims
+    active: set = set()
+    best = 0
+    for _t, kind, x in events:
+        if kind == 0:
+            active.discard(x)
+            continue
+        for y in active:
+            for k in range(dims):
+                if x[k] != y[k]:
+                    span[k] = max(span[k], abs(x[k] - y[k]))
+                    break
+        active.add(x)
+        best = max(best, len(active))
+    return tuple(s + 1 for s in span), best
+
+
+def size_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
+    assert net.stage >= Stage.TYPED
+    tables = tables or NetworkTables(net)
+    return net.with_channels([size_channel(c, net, tables) for c in net.channels], Stage.SIZED)

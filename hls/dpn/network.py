@@ -1,0 +1,191 @@
+"""The process-network IR shared by the untiled PPN and the tiled DPN.
+
+A `ProcessNetwork` is a networkx multigraph whose nodes carry `Process`es and whose edges carry
+`Channel`s.  Every process has an iteration domain and a schedule into one *global time space*
+shared by all processes: the execution order of a process is the lexicographic order of its time
+stamps, and the merged order of all processes is a valid sequential execution of the kernel.  Channel
+typing (in-order, unicity) and exact sizing are defined with respect to those schedules.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Iterator, Optional
+
+import islpy as isl
+import networkx as nx
+
+from ..diagnostics import SourceLoc
+from ..poly.program import PolyProgram
+from ..poly.types import ScalarType
+
+
+class ProcessKind(str, enum.Enum):
+    COMPUTE = "compute"
+    LOAD = "load"
+    STORE = "store"
+
+
+class ChannelKind(str, enum.Enum):
+    FIFO = "fifo"  # in order, each value read once
+    FIFO_MULT = "fifo_mult"  # in order, a value may be read several times in a row (FIFO + register)
+    BUFFER = "buffer"  # out of order: addressable memory with a synchronization unit
+
+
+class Stage(enum.IntEnum):
+    """How far the network has been compiled; later passes assert what they need."""
+
+    PARTITIONED = 1
+    TYPED = 2
+    SIZED = 3
+
+
+@dataclass(frozen=True, eq=False)
+class Process:
+    """A sequential process iterating over `domain` in the order of `schedule`.
+
+    A compute process runs one statement (`statement`) on the instances given by `instance`; a load
+    (store) process moves the elements of `array` from (to) off-chip memory; its domain points are
+    the elements themselves."""
+
+    name: str
+    kind: ProcessKind
+    domain: isl.Set
+    schedule: isl.Map  # domain -> global time
+    loc: SourceLoc
+    statement: Optional[str] = None
+    array: Optional[str] = None
+    instance: Optional[isl.Map] = None  # domain -> statement instance (compute processes)
+
+
+@dataclass(frozen=True, eq=False)
+class Channel:
+    """Values flowing from `producer` iterations to `consumer` iterations along `relation`."""
+
+    name: str
+    producer: str
+    consumer: str
+    relation: isl.Map  # producer iteration -> consumer iteration
+    array: str  # the array whose values flow
+    type: ScalarType
+    source_port: str  # write access id, or "mem" for a load process
+    sink_port: str  # read access id, or "mem" for a store process
+    ppn_channel: str  # mu: the channel of the untiled network this one comes from
+    role: str = "local"  # "io" (to/from load or store), "local", or "sync" (between parallel processes)
+    kind: Optional[ChannelKind] = None
+    in_order: Optional[bool] = None
+    unicity: Optional[bool] = None
+    depth: Optional[int] = None  # words of storage (FIFO part for FIFO_MULT)
+    moduli: tuple[int, ...] = ()  # buffer allocation: slot = (x_k mod moduli_k) over producer dims
+    max_live: Optional[int] = None
+
+    @property
+    def words(self) -> int:
+        """Storage words including the multiplicity register."""
+        assert self.depth is not None
+        return self.depth + (1 if self.kind == ChannelKind.FIFO_MULT else 0)
+
+    @property
+    def width(self) -> int:
+        return self.type.bits
+
+
+class ProcessNetwork:
+    """A process network over a bound `PolyProgram`."""
+
+    def __init__(self, program: PolyProgram, time_dims: int, stage: Stage = Stage.PARTITIONED) -> None:
+        self.program = program
+        self.time_dims = time_dims
+        self.stage = stage
+        self.graph = nx.MultiDiGraph()
+        self.notes: list[str] = []
+
+    # construction
+    def add_process(self, p: Process) -> None:
+        assert p.name not in self.graph, p.name
+        self.graph.add_node(p.name, process=p)
+
+    def add_channel(self, c: Channel) -> None:
+        assert c.producer in self.graph and c.consumer in self.graph
+        self.graph.add_edge(c.producer, c.consumer, key=c.name, channel=c)
+
+    def replace_channel(self, c: Channel) -> None:
+        self.graph.edges[c.producer, c.consumer, c.name]["channel"] = c
+
+    def remove_channel(self, c: Channel) -> None:
+        self.graph.remove_edge(c.producer, c.consumer, key=c.name)
+
+    # queries (deterministic order: insertion order of processes, channels sorted by name)
+    @property
+    def processes(self) -> list[Process]:
+        return [d["process"] for _, d in self.graph.nodes(data=True)]
+
+    @property
+    def channels(self) -> list[Channel]:
+        chans = [d["channel"] for _, _, d in self.graph.edges(data=True)]
+        return sorted(chans, key=lambda c: _natural(c.name))
+
+    def process(self, name: str) -> Process:
+        return self.graph.nodes[name]["process"]
+
+    def channel(self, name: str) -> Channel:
+        for c in self.channels:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def inputs(self, process: str) -> list[Channel]:
+        return [c for c in self.channels if c.consumer == process]
+
+    def outputs(self, process: str) -> list[Channel]:
+        return [c for c in self.channels if c.producer == process]
+
+    def iter_compute(self) -> Iterator[Process]:
+        return (p for p in self.processes if p.kind == ProcessKind.COMPUTE)
+
+    def copy(self) -> "ProcessNetwork":
+        n = ProcessNetwork(self.program, self.time_dims, self.stage)
+        n.graph = self.graph.copy()
+        n.notes = list(self.notes)
+        return n
+
+    def with_channels(self, channels: list[Channel], stage: Stage) -> "ProcessNetwork":
+        """A copy whose channel set is replaced (processes unchanged)."""
+        n = ProcessNetwork(self.program, self.time_dims, stage)
+        for p in self.processes:
+            n.add_process(p)
+        for c in channels:
+            n.add_channel(c)
+        n.notes = list(self.notes)
+        return n
+
+    def verify(self) -> None:
+        """Structural invariants: every read port of every compute instance is fed by exactly one channel."""
+        for c in self.channels:
+            p, q = self.process(c.producer), self.process(c.consumer)
+            assert c.relation.domain().is_subset(p.domain), c.name
+            assert c.relation.range().is_subset(q.domain), c.name
+            assert c.relation.reverse().is_single_valued(), f"{c.name}: a consumer iteration has two sources"
+
+
+def _natural(name: str) -> tuple:
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def renamed(m, old_new: dict[str, str]):
+    """Rename tuple names of a map (in and out) per `old_new`."""
+    if isinstance(m, isl.Set):
+        n = m.get_tuple_name()
+        return m.set_tuple_name(old_new.get(n, n))
+    a, b = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+    if a in old_new:
+        m = m.set_tuple_name(isl.dim_type.in_, old_new[a])
+    if b in old_new:
+        m = m.set_tuple_name(isl.dim_type.out, old_new[b])
+    return m
+
+
+__all__ = ["Channel", "ChannelKind", "Process", "ProcessKind", "ProcessNetwork", "Stage", "renamed", "replace"]

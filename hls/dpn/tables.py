@@ -1,0 +1,68 @@
+"""Explicit enumeration of a bound network: ordered iterations and channel pairs.
+
+Parameters are bound before any network is built, so every domain is a finite set.  Channel sizing
+and the DPN simulator work on these tables; isl stays the source of truth for what is enumerated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..poly import isl_utils as iu
+from .network import Channel, Process, ProcessNetwork
+
+Point = tuple[int, ...]
+
+
+@dataclass
+class ProcessTable:
+    iterations: list[Point]  # in execution order
+    time: dict[Point, Point]  # iteration -> global time stamp
+
+
+@dataclass
+class ChannelTable:
+    pairs: list[tuple[Point, Point]]  # (producer iteration, consumer iteration), sorted by consumer time
+    source: dict[Point, Point]  # consumer iteration -> producer iteration
+    readers: dict[Point, list[Point]]  # producer iteration -> consumer iterations in consumer order
+
+
+def process_table(p: Process) -> ProcessTable:
+    n = p.domain.dim(isl.dim_type.set)
+    rows = iu.map_pairs(p.schedule).tolist()
+    time = {tuple(r[:n]): tuple(r[n:]) for r in rows}
+    iters = sorted(time, key=time.__getitem__)
+    assert len(set(time[i] for i in iters)) == len(iters), f"schedule of {p.name} is not injective"
+    return ProcessTable(iters, time)
+
+
+def channel_table(c: Channel, consumer: ProcessTable) -> ChannelTable:
+    n = c.relation.dim(isl.dim_type.in_)
+    pairs = [(tuple(r[:n]), tuple(r[n:])) for r in iu.map_pairs(c.relation).tolist()]
+    pairs.sort(key=lambda xy: consumer.time[xy[1]])
+    source = {y: x for x, y in pairs}
+    readers: dict[Point, list[Point]] = {}
+    for x, y in pairs:
+        readers.setdefault(x, []).append(y)
+    return ChannelTable(pairs, source, readers)
+
+
+class NetworkTables:
+    """Lazily enumerated tables for every process and channel of a network."""
+
+    def __init__(self, net: ProcessNetwork) -> None:
+        self.net = net
+        self._p: dict[str, ProcessTable] = {}
+        self._c: dict[str, ChannelTable] = {}
+
+    def process(self, name: str) -> ProcessTable:
+        if name not in self._p:
+            self._p[name] = process_table(self.net.process(name))
+        return self._p[name]
+
+    def channel(self, c: Channel) -> ChannelTable:
+        if c.name not in self._c:
+            self._c[c.name] = channel_table(c, self.process(c.consumer))
+        return self._c[c.name]

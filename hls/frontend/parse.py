@@ -1,0 +1,294 @@
+"""Parse a C file and find the kernel: the function whose body holds `#pragma scop` ... `#pragma endscop`.
+
+Everything else in the file (a `main`, `init_array`, printing helpers, ...) is parsed, because C needs
+the whole translation unit to know which names are types, but otherwise ignored: such code often calls
+functions defined elsewhere and must not stop us from compiling the kernel.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from dataclasses import dataclass
+from typing import Mapping, NoReturn, Sequence
+
+from pycparser import c_ast, c_parser
+
+from hls.diagnostics import CompileError, SourceLoc
+from hls.frontend.preprocess import PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
+
+__all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop"]
+
+
+@dataclass(frozen=True)
+class ParsedKernel:
+    """The kernel function of a C file, with the translation unit around it.
+
+    scop: (block, first, end) such that `block.block_items[first:end]` are the statements between
+        `#pragma scop` and `#pragma endscop`; None when the function has no scop pragmas (then the
+        whole body is the scop).
+    """
+
+    path: str
+    func: c_ast.FuncDef
+    ast: c_ast.FileAST
+    typedefs: Mapping[str, c_ast.Typedef]
+    scop: tuple[c_ast.Compound, int, int] | None
+    preprocessed: str
+
+    @property
+    def name(self) -> str:
+        return str(self.func.decl.name)
+
+    @property
+    def markers(self) -> MarkerSummary:
+        """Which files of the translation unit are the user's and which are system headers."""
+        return scan_line_markers(self.preprocessed)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------------------------------
+
+
+class _Parser(c_parser.CParser):
+    """pycparser with a location on every syntax error.
+
+    Some of pycparser's errors carry only the file name ("Invalid expression"); the token the parser
+    stopped at tells where the problem is, so that token's position is used instead.
+    """
+
+    def _parse_error(self, msg: str, coord: object) -> NoReturn:  # type: ignore[override]
+        if not isinstance(coord, c_parser.Coord):
+            tok, at_end = self._error_token()
+            if tok is not None:
+                coord = self._coord(tok.lineno, tok.column)
+                if at_end:
+                    msg = "unexpected end of input" if msg == "At end of input" else f"{msg} at end of input"
+                elif not msg.startswith("before"):
+                    msg = f"{msg} before: {tok.value}"
+        super()._parse_error(msg, coord)
+
+    def _error_token(self) -> tuple[object | None, bool]:
+        stream = getattr(self, "_tokens", None)
+        buffer = getattr(stream, "_buffer", None)
+        index = getattr(stream, "_index", None)
+        if not isinstance(buffer, list) or not isinstance(index, int):
+            return None, False
+        if 0 <= index < len(buffer) and buffer[index] is not None:
+            return buffer[index], False
+        for tok in reversed(buffer):
+            if tok is not None:
+                return tok, True
+        return None, True
+
+
+_PARSE_ERROR_RE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.DOTALL)
+
+
+def _clean_message(msg: str) -> str:
+    """pycparser's terse messages in the style of a C compiler's."""
+    msg = msg.strip()
+    m = re.match(r"^(.*?)\s*before: (.*)$", msg, re.DOTALL)
+    if m is not None:
+        what, tok = m.group(1).strip(), m.group(2).strip()
+        what = what[0].lower() + what[1:] if what else "syntax error"
+        return f"{what} before '{tok}'" if what != "syntax error" else f"syntax error before '{tok}'"
+    if msg and msg[0].isupper() and not msg[:2].isupper():
+        msg = msg[0].lower() + msg[1:]
+    if msg.startswith("unmatched '"):
+        return "missing terminating ' character"
+    return msg
+
+
+def _syntax_error(exc: Exception, path: str, markers: MarkerSummary) -> CompileError:
+    text = str(exc)
+    m = _PARSE_ERROR_RE.match(text)
+    if m is None:
+        return CompileError(SourceLoc(path), f"syntax error: {_clean_message(text)}")
+    file = m.group("file") or path
+    loc = SourceLoc(file, int(m.group("line")), int(m.group("col") or 0))
+    msg = _clean_message(m.group("msg"))
+    if not msg.startswith("syntax error") and not msg.startswith("missing terminating"):
+        msg = f"syntax error: {msg}"
+    if file in markers.system_files or file == PRELUDE_FILE:
+        msg += " (in a system header: the construct or header is not supported by dpn-synth's C parser)"
+    return CompileError(loc, msg)
+
+
+def parse_source(text: str, path: str) -> c_ast.FileAST:
+    """Parse preprocessed text; syntax errors become `CompileError`s at the user's file:line:col."""
+    try:
+        return _Parser().parse(text, filename=path)
+    except c_parser.ParseError as exc:
+        raise _syntax_error(exc, path, scan_line_markers(text)) from None
+    except RecursionError:
+        raise CompileError(SourceLoc(path), "program nested too deeply to parse") from None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Kernel discovery
+# ---------------------------------------------------------------------------------------------------
+
+
+def _loc(node: c_ast.Node | None, path: str) -> SourceLoc:
+    return SourceLoc.from_coord(getattr(node, "coord", None), path)
+
+
+def _pragma_word(p: c_ast.Pragma) -> str:
+    words = (p.string or "").split()
+    return words[0] if words else ""
+
+
+def _scop_pragmas(func: c_ast.FuncDef) -> list[tuple[c_ast.Pragma, c_ast.Node, int]]:
+    """`scop`/`endscop` pragmas in `func`, in source order, each with its parent and index there."""
+    found: list[tuple[c_ast.Pragma, c_ast.Node, int]] = []
+
+    def walk(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.Compound):
+            for index, item in enumerate(node.block_items or ()):
+                if isinstance(item, c_ast.Pragma):
+                    if _pragma_word(item) in ("scop", "endscop"):
+                        found.append((item, node, index))
+                else:
+                    walk(item)
+            return
+        for _, child in node.children():
+            if isinstance(child, c_ast.Pragma):
+                if _pragma_word(child) in ("scop", "endscop"):
+                    found.append((child, node, -1))
+            else:
+                walk(child)
+
+    walk(func.body)
+    return found
+
+
+def find_scop(func: c_ast.FuncDef, path: str) -> tuple[c_ast.Compound, int, int] | None:
+    """Locate the scop of `func`: (block, index after `#pragma scop`, index of `#pragma endscop`).
+
+    None if `func` has no scop pragmas.  Exactly one pair is allowed, both pragmas in the same block,
+    `scop` first; anything else is a `CompileError` at the offending pragma.
+    """
+    pragmas = _scop_pragmas(func)
+    if not pragmas:
+        return None
+    for pragma, parent, index in pragmas:
+        if index < 0:
+            raise CompileError(
+                _loc(pragma, path), f"'#pragma {_pragma_word(pragma)}' must stand between statements of a block"
+            )
+    open_: tuple[c_ast.Pragma, c_ast.Compound, int] | None = None
+    result: tuple[c_ast.Compound, int, int] | None = None
+    for pragma, parent, index in pragmas:
+        assert isinstance(parent, c_ast.Compound)
+        if _pragma_word(pragma) == "scop":
+            if open_ is not None:
+                raise CompileError(
+                    _loc(pragma, path),
+                    f"'#pragma scop' inside the scop opened at {_loc(open_[0], path)}: missing '#pragma endscop'",
+                )
+            if result is not None:
+                raise CompileError(
+                    _loc(pragma, path),
+                    f"second '#pragma scop' in function '{func.decl.name}': only one scop per kernel is supported",
+                )
+            open_ = (pragma, parent, index)
+        else:
+            if open_ is None:
+                raise CompileError(_loc(pragma, path), "'#pragma endscop' without a preceding '#pragma scop'")
+            if parent is not open_[1]:
+                raise CompileError(
+                    _loc(pragma, path),
+                    f"'#pragma endscop' is not in the same block as the '#pragma scop' at {_loc(open_[0], path)}",
+                )
+            result = (parent, open_[2] + 1, index)
+            open_ = None
+    if open_ is not None:
+        raise CompileError(_loc(open_[0], path), "'#pragma scop' without a matching '#pragma endscop'")
+    return result
+
+
+def _collect_typedefs(ast: c_ast.FileAST) -> dict[str, c_ast.Typedef]:
+    typedefs: dict[str, c_ast.Typedef] = {}
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Typedef) and ext.name:
+            typedefs[ext.name] = ext
+    return typedefs
+
+
+def _is_function_decl(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl)
+
+
+def _select_kernel(ast: c_ast.FileAST, path: str, function: str | None, markers: MarkerSummary) -> c_ast.FuncDef:
+    funcs = [ext for ext in ast.ext if isinstance(ext, c_ast.FuncDef)]
+    user_funcs = [f for f in funcs if markers.is_user_file(getattr(f.decl.coord, "file", None))]
+    names = [str(f.decl.name) for f in user_funcs]
+    listing = ", ".join(names) if names else "(none)"
+
+    if function is not None:
+        matches = [f for f in funcs if f.decl.name == function]
+        if not matches:
+            declared = [ext for ext in ast.ext if _is_function_decl(ext) and ext.name == function]
+            if declared:
+                raise CompileError(
+                    _loc(declared[0], path),
+                    f"function '{function}' is only declared here, not defined in this file; "
+                    f"functions defined: {listing}",
+                )
+            raise CompileError(SourceLoc(path), f"no function named '{function}'; functions defined: {listing}")
+        if len(matches) > 1:
+            raise CompileError(_loc(matches[1].decl, path), f"function '{function}' is defined more than once")
+        return matches[0]
+
+    candidates = [f for f in user_funcs if _scop_pragmas(f)]
+    if not candidates:
+        if not names:
+            raise CompileError(SourceLoc(path), "no function definitions found: nothing to compile")
+        raise CompileError(
+            SourceLoc(path),
+            "no kernel found: no function contains '#pragma scop'; functions defined: "
+            f"{listing}; mark the kernel's loops with '#pragma scop' ... '#pragma endscop' "
+            "or choose it with --function NAME",
+        )
+    if len(candidates) > 1:
+        where = ", ".join(f"'{f.decl.name}' ({_loc(f.decl, path)})" for f in candidates)
+        raise CompileError(
+            _loc(candidates[1].decl, path),
+            f"several functions contain '#pragma scop': {where}; choose one with --function NAME",
+        )
+    return candidates[0]
+
+
+def _check_file_scope_pragmas(ast: c_ast.FileAST, path: str, markers: MarkerSummary) -> None:
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Pragma) and _pragma_word(ext) in ("scop", "endscop"):
+            if markers.is_user_file(getattr(ext.coord, "file", None)):
+                raise CompileError(
+                    _loc(ext, path), f"'#pragma {_pragma_word(ext)}' must be inside the kernel function's body"
+                )
+
+
+def parse_kernel(
+    path: str,
+    *,
+    include_dirs: Sequence[str] = (),
+    defines: Sequence[str] = (),
+    function: str | None = None,
+    std: str | None = None,
+) -> ParsedKernel:
+    """Preprocess and parse `path`, and pick the kernel function.
+
+    The kernel is the function named `function` if given, else the only function of the user's files
+    containing `#pragma scop`.  All problems are `CompileError`s located in the user's file.
+    """
+    text = preprocess(path, include_dirs=include_dirs, defines=defines, std=std)
+    ast = parse_source(text, path)
+    markers = scan_line_markers(text)
+    func = _select_kernel(ast, path, function, markers)
+    if function is None:
+        _check_file_scope_pragmas(ast, path, markers)
+    scop = find_scop(func, path)
+    typedefs = types.MappingProxyType(_collect_typedefs(ast))
+    return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text)

@@ -1,0 +1,98 @@
+"""The compiler driver: the passes in order, with `--dump-after PASS` between them.
+
+Each pass is a pure function from one IR to the next; the runner only sequences them, times them
+and calls the dump callback.  `docs/architecture.md` lists the passes and their IRs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
+
+from .diagnostics import UsageError
+from .dpn.channels import size_channels, type_channels
+from .dpn.network import ProcessNetwork
+from .dpn.partition import build_ppn
+from .dpn.serialize import network_to_json
+from .dpn.tables import NetworkTables
+from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
+from .frontend.params import restrict_params
+from .poly.dump import program_to_text
+from .poly.program import PolyProgram
+
+PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "partition", "type-channels", "size-channels")
+
+
+@dataclass(frozen=True)
+class Options:
+    path: str
+    include_dirs: Sequence[str] = ()
+    defines: Sequence[str] = ()
+    function: Optional[str] = None
+    params: Mapping[str, int] = field(default_factory=dict)
+    tile: str = "none"
+    parallel: int = 1
+
+
+@dataclass
+class Compiled:
+    kernel: ParsedKernel
+    program: PolyProgram
+    network: Optional[ProcessNetwork]
+    tables: Optional[NetworkTables]
+    seconds: float
+
+
+def _dump(name: str, ir: object) -> str:
+    if isinstance(ir, PolyProgram):
+        return program_to_text(ir)
+    if isinstance(ir, ProcessNetwork):
+        return json.dumps(network_to_json(ir), indent=2) + "\n"
+    if isinstance(ir, ParsedKernel):
+        from pycparser import c_generator
+
+        return c_generator.CGenerator().visit(ir.func) + "\n"
+    return repr(ir) + "\n"
+
+
+def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
+        dump_after: Optional[str] = None, emit: Callable[[str], None] = print) -> Compiled:
+    """Run the passes up to `until`.  With `symbolic`, parameters not given stay symbolic (analyze)."""
+    if dump_after is not None and dump_after not in PASSES:
+        raise UsageError(f"--dump-after: unknown pass `{dump_after}` (passes: {', '.join(PASSES)})")
+    if opts.tile not in ("none",):
+        raise UsageError(f"--tile {opts.tile}: tiling is not implemented yet; use --tile none")
+    if opts.parallel != 1:
+        raise UsageError("--parallel needs tiling, which is not implemented yet")
+    t0 = time.perf_counter()
+
+    def after(name: str, ir: object) -> None:
+        if dump_after == name:
+            emit(f"// IR after pass `{name}`\n" + _dump(name, ir))
+
+    kernel = parse_kernel(opts.path, include_dirs=opts.include_dirs, defines=opts.defines, function=opts.function)
+    after("parse", kernel)
+    program = extract(kernel.func, kernel.typedefs, kernel.path, kernel.scop)
+    after("extract", program)
+    program = check_bounds(program)
+    after("bounds", program)
+    if symbolic:
+        if opts.params:
+            program = restrict_params(program, opts.params)
+    else:
+        program = bind_params(program, opts.params)
+    after("bind", program)
+    program = analyze_dataflow(program)
+    after("dataflow", program)
+    if until == "dataflow" or symbolic:
+        return Compiled(kernel, program, None, None, time.perf_counter() - t0)
+    net = build_ppn(program)
+    after("partition", net)
+    net = type_channels(net)
+    after("type-channels", net)
+    tables = NetworkTables(net)
+    net = size_channels(net, tables)
+    after("size-channels", net)
+    return Compiled(kernel, program, net, tables, time.perf_counter() - t0)

@@ -1,0 +1,63 @@
+"""`report.md` and `report.json` for `compile`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
+from .dpn.tables import NetworkTables
+from .poly.program import PolyProgram
+
+
+def _why_not_fifo(c) -> str:
+    if c.kind == ChannelKind.FIFO:
+        return ""
+    if c.kind == ChannelKind.FIFO_MULT:
+        return "values are read several times (in order): FIFO + register"
+    reasons = []
+    if not c.in_order:
+        reasons.append("the consumer reads values in a different order than they are produced")
+    if not c.unicity:
+        reasons.append("values are read several times")
+    return "; ".join(reasons)
+
+
+def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dict:
+    tables = NetworkTables(net)
+    procs = []
+    for p in net.processes:
+        st = program.statement(p.statement) if p.statement else None
+        procs.append({
+            "name": p.name, "kind": p.kind.value, "iterations": len(tables.process(p.name).iterations),
+            "schedule": str(p.schedule), "statement": st.text if st else None, "loc": str(st.loc if st else p.loc),
+            "array": p.array,
+        })
+    chans = [{
+        "name": c.name, "producer": c.producer, "consumer": c.consumer, "source_port": c.source_port,
+        "sink_port": c.sink_port, "kind": c.kind.value, "depth": c.depth, "width": c.width, "words": c.words,
+        "max_live": c.max_live, "moduli": list(c.moduli), "why_not_fifo": _why_not_fifo(c), "role": c.role,
+    } for c in net.channels]
+    return {"kernel": program.name, "file": program.file, "params": program.param_values(), "tiling": "none",
+            "summary": summary, "processes": procs, "channels": chans, "notes": list(program.notes) + net.notes}
+
+
+def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summary: dict) -> None:
+    data = report_json(program, net, summary)
+    (outdir / "report.json").write_text(json.dumps(data, indent=2) + "\n")
+    lines = [f"# dpn-synth report: `{program.name}`", "", f"Source: `{program.file}`", ""]
+    if data["params"]:
+        lines += ["Parameters: " + ", ".join(f"`{k}={v}`" for k, v in data["params"].items()), ""]
+    lines += ["Tiling: none (untiled process network, one process per statement)", "", "## Summary", ""]
+    lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in summary.items()]
+    lines += ["", "## Processes", "", "| process | kind | iterations | statement | source |", "|---|---|---|---|---|"]
+    for p in data["processes"]:
+        lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | `{p['statement'] or p['array']}` | {p['loc']} |")
+    lines += ["", "## Channels", "", "| channel | from | to | kind | depth | width | words | why not a FIFO |",
+              "|---|---|---|---|---|---|---|---|"]
+    for c in data["channels"]:
+        lines.append(f"| {c['name']} | {c['producer']} ({c['source_port']}) | {c['consumer']} ({c['sink_port']}) | "
+                     f"{c['kind']} | {c['depth']} | {c['width']} | {c['words']} | {c['why_not_fifo']} |")
+    if data["notes"]:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in data["notes"]]
+    (outdir / "report.md").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,81 @@
+"""Random kernel inputs and bit-exact comparison of outputs.
+
+Inputs are drawn per element type so that they exercise the arithmetic without undefined
+behaviour in the common case: floats in [-1, 1), narrow integers over their whole range, wide
+integers in a small range (so that products of a few of them do not overflow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+import numpy as np
+
+from hls.poly import isl_utils as iu
+from hls.poly.program import PolyProgram
+from hls.poly.types import ScalarType
+
+
+def array_shape(extent: isl.Set) -> tuple[int, ...]:
+    shape = []
+    for d in range(extent.dim(isl.dim_type.set)):
+        mx = iu.constant_value(extent.dim_max(d))
+        shape.append(0 if mx is None else mx + 1)
+    return tuple(shape)
+
+
+def _draw(rng: np.random.Generator, t: ScalarType, shape: tuple[int, ...]) -> np.ndarray:
+    if t.is_float:
+        return rng.uniform(-1.0, 1.0, size=shape).astype(t.dtype)
+    if t.bits <= 16:
+        info = np.iinfo(t.dtype)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=t.dtype)
+    lo = -100 if t.signed else 0
+    return rng.integers(lo, 100, size=shape, endpoint=True).astype(t.dtype)
+
+
+def random_inputs(program: PolyProgram, seed: int) -> dict[str, object]:
+    """Values for every kernel argument: bound parameters, random scalars and random arrays."""
+    rng = np.random.default_rng(seed)
+    values: dict[str, object] = {}
+    params = program.param_values()
+    for a in program.args:
+        if a.kind == "param":
+            values[a.name] = params[a.name]
+        elif a.kind == "scalar":
+            values[a.name] = _draw(rng, a.type, ()).item()
+        else:
+            arr = program.arrays[a.name]
+            values[a.name] = np.ascontiguousarray(_draw(rng, arr.type, array_shape(arr.extent)))
+    return values
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    array: str
+    index: tuple[int, ...]
+    expected: object
+    actual: object
+
+    def __str__(self) -> str:
+        return f"{self.array}{list(self.index)}: expected {self.expected!r}, got {self.actual!r}"
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def compare(expected: dict[str, np.ndarray], actual: dict[str, np.ndarray]) -> list[Mismatch]:
+    """Every element whose bits differ (two NaNs count as equal: payloads are not specified by C)."""
+    out: list[Mismatch] = []
+    for name in sorted(expected):
+        e, a = np.asarray(expected[name]), np.asarray(actual[name])
+        assert e.shape == a.shape and e.dtype == a.dtype, (name, e.shape, a.shape, e.dtype, a.dtype)
+        diff = bits(e) != bits(a)
+        if e.dtype.kind == "f":
+            diff &= ~(np.isnan(e) & np.isnan(a))
+        for idx in zip(*np.nonzero(diff)):
+            idx = tuple(int(i) for i in idx)
+            out.append(Mismatch(name, idx, e[idx].item(), a[idx].item()))
+    return out
