@@ -7,6 +7,7 @@ functions defined elsewhere and must not stop us from compiling the kernel.
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 from dataclasses import dataclass
@@ -15,9 +16,9 @@ from typing import Mapping, NoReturn, Sequence
 from pycparser import c_ast, c_parser
 
 from hls.diagnostics import CompileError, SourceLoc
-from hls.frontend.preprocess import PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
+from hls.frontend.preprocess import GNU_PLACEHOLDERS, PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
 
-__all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop"]
+__all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop", "check_gnu_placeholders"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class ParsedKernel:
     def name(self) -> str:
         return str(self.func.decl.name)
 
-    @property
+    @functools.cached_property
     def markers(self) -> MarkerSummary:
         """Which files of the translation unit are the user's and which are system headers."""
         return scan_line_markers(self.preprocessed)
@@ -68,6 +69,12 @@ class _Parser(c_parser.CParser):
                 elif not msg.startswith("before"):
                     msg = f"{msg} before: {tok.value}"
         super()._parse_error(msg, coord)
+
+    def _pop_scope(self) -> None:
+        # An unmatched '}' would trip an assertion in pycparser; keep the file scope and let the parser
+        # report the stray brace as a syntax error at its position.
+        if len(self._scope_stack) > 1:
+            super()._pop_scope()
 
     def _error_token(self) -> tuple[object | None, bool]:
         stream = getattr(self, "_tokens", None)
@@ -98,6 +105,14 @@ def _clean_message(msg: str) -> str:
         msg = msg[0].lower() + msg[1:]
     if msg.startswith("unmatched '"):
         return "missing terminating ' character"
+    m = re.match(r"^illegal character (.*)$", msg)
+    if m is not None:
+        char = m.group(1)
+        if char in ("'\"'", '"\'"'):
+            return "missing terminating \" character"
+        if char == "'\\\\'":
+            return "stray '\\' in program (non-ASCII identifiers are not supported)"
+        return f"stray {char} in program"
     return msg
 
 
@@ -124,6 +139,11 @@ def parse_source(text: str, path: str) -> c_ast.FileAST:
         raise _syntax_error(exc, path, scan_line_markers(text)) from None
     except RecursionError:
         raise CompileError(SourceLoc(path), "program nested too deeply to parse") from None
+    except (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+        # pycparser's own invariants failing on malformed input: still a problem of the input.
+        raise CompileError(
+            SourceLoc(path), f"syntax error: the C parser cannot handle this input ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -209,11 +229,38 @@ def find_scop(func: c_ast.FuncDef, path: str) -> tuple[c_ast.Compound, int, int]
     return result
 
 
-def _collect_typedefs(ast: c_ast.FileAST) -> dict[str, c_ast.Typedef]:
+def check_gnu_placeholders(node: c_ast.Node, path: str) -> None:
+    """Reject GNU constructs that preprocessing replaced by placeholders (see `GNU_PLACEHOLDERS`).
+
+    Only code that is going to be compiled is checked (the kernel, the helpers the reference needs):
+    the same constructs elsewhere in the file, such as glibc's `assert` in `main`, are harmless.
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        name: str | None = None
+        if isinstance(n, c_ast.ID):
+            name = n.name
+        elif isinstance(n, c_ast.IdentifierType):
+            name = next((w for w in n.names if w in GNU_PLACEHOLDERS), None)
+        if name is not None and name in GNU_PLACEHOLDERS:
+            raise CompileError(_loc(n, path), GNU_PLACEHOLDERS[name])
+        stack.extend(child for _, child in reversed(n.children()))
+
+
+def _collect_typedefs(ast: c_ast.FileAST, func: c_ast.FuncDef) -> dict[str, c_ast.Typedef]:
+    """File-scope typedefs, plus typedefs local to the kernel whose names are not taken at file scope
+    (the kernel's own declarations may use them)."""
     typedefs: dict[str, c_ast.Typedef] = {}
     for ext in ast.ext:
         if isinstance(ext, c_ast.Typedef) and ext.name:
             typedefs[ext.name] = ext
+    stack: list[c_ast.Node] = [func.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, c_ast.Typedef) and node.name and node.name not in typedefs:
+            typedefs[node.name] = node
+        stack.extend(child for _, child in node.children())
     return typedefs
 
 
@@ -289,6 +336,7 @@ def parse_kernel(
     func = _select_kernel(ast, path, function, markers)
     if function is None:
         _check_file_scope_pragmas(ast, path, markers)
+    check_gnu_placeholders(func, path)
     scop = find_scop(func, path)
-    typedefs = types.MappingProxyType(_collect_typedefs(ast))
+    typedefs = types.MappingProxyType(_collect_typedefs(ast, func))
     return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text)

@@ -5,10 +5,11 @@ Why gcc: kernels include real system headers (`<math.h>`, `<stdint.h>`, ...) and
 
 Why the rewriting afterwards: pycparser understands ISO C11 but not the GNU dialect glibc's headers are
 written in (`__attribute__`, `__asm__` labels, `__restrict`, `_Float128`, ...).  Every rewrite keeps the
-text's line structure (newlines and line markers are never removed or added) and, inside the user's
-own files, the column of every token that is kept: removed tokens become the same number of spaces
-and shorter replacements are padded.  `gcc -E` itself collapses runs of blanks between tokens, so the
-user's lines are also re-spaced to their original columns (see `_realign_user_lines`).  The result:
+line numbering and, inside the user's own files, the column of every token that is kept: removed
+tokens become the same number of spaces (newlines stay) and shorter replacements are padded.
+`gcc -E` itself collapses runs of blanks between tokens and splits lines around expansions of system
+macros, so the user's lines are also re-joined and re-spaced to their original columns (see
+`_realign_user_lines`).  The result:
 every coordinate pycparser reports names the user's file, line and column exactly as an editor shows
 them (columns count characters, a tab is one column, like gcc with `-fdiagnostics-column-unit=byte`
 on ASCII text).
@@ -16,6 +17,7 @@ on ASCII text).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -26,6 +28,7 @@ from typing import Iterator, Sequence
 from hls.diagnostics import CompileError, SourceLoc, UsageError
 
 __all__ = [
+    "GNU_PLACEHOLDERS",
     "PRELUDE_FILE",
     "LineMarker",
     "MarkerSummary",
@@ -37,8 +40,9 @@ __all__ = [
 #: Pseudo file name of the typedef prelude put in front of the preprocessed text.
 PRELUDE_FILE = "<dpn-synth-prelude>"
 
-# Types gcc knows without a declaration.  Given to pycparser as typedefs; none of them is ever combined
-# with `_Complex` or another specifier in glibc, so a typedef name is good enough.
+# Types gcc knows without a declaration, given to pycparser as typedefs (glibc never combines this one
+# with another specifier, so a typedef name is good enough).  The prelude also declares the
+# placeholder types of `GNU_PLACEHOLDERS`.
 _PRELUDE_TYPEDEFS = "typedef char *__builtin_va_list;"
 
 _PSEUDO_FILES = frozenset({"<built-in>", "<command-line>", PRELUDE_FILE})
@@ -270,7 +274,7 @@ def _place_tokens(out_toks: list[_Tok], orig_toks: list[_Tok]) -> str:
     return "".join(parts)
 
 
-def _realign_user_lines(text: str, user_files: frozenset[str], path_map: dict[str, str]) -> str:
+def _realign_user_lines(text: str, user_files: frozenset[str]) -> str:
     """Give the tokens of the user's lines back the columns they have in the user's files.
 
     `gcc -E` keeps the column of the first token of a line but squeezes all other blanks to one, and it
@@ -285,9 +289,8 @@ def _realign_user_lines(text: str, user_files: frozenset[str], path_map: dict[st
 
     def source_tokens(name: str) -> dict[int, list[_Tok]] | None:
         if name not in sources:
-            real = path_map.get(name, _unescape_marker_file(name))
             try:
-                with open(real, "rb") as fh:
+                with open(_unescape_marker_file(name), "rb") as fh:
                     data = fh.read()
                 sources[name] = _source_line_tokens(data.decode("utf-8", errors="replace"))
             except OSError:
@@ -326,19 +329,14 @@ def _realign_user_lines(text: str, user_files: frozenset[str], path_map: dict[st
                 break
             pieces.append(lines[j + 1])
             j += 2
-        toks = [t for piece in pieces for t in _line_tokens(piece)]
+        toks: list[_Tok] = []
+        for k, piece in enumerate(pieces):
+            for m, tok in enumerate(_line_tokens(piece)):
+                # the pieces were separate lines: keep them apart by at least a blank
+                toks.append(dataclasses.replace(tok, space_before=True) if k > 0 and m == 0 else tok)
         orig = source_tokens(cur_file)
         if orig is not None and cur_line in orig and toks:
-            # Keep the pieces apart from each other by a blank (they were separate lines).
-            fixed: list[_Tok] = []
-            first_of_piece: set[int] = set()
-            count = 0
-            for piece in pieces:
-                first_of_piece.add(count)
-                count += len(_line_tokens(piece))
-            for k, t in enumerate(toks):
-                fixed.append(t if k not in first_of_piece or k == 0 else _Tok(t.kind, t.text, t.start, t.end, True))
-            out.append(_place_tokens(fixed, orig[cur_line]))
+            out.append(_place_tokens(toks, orig[cur_line]))
         else:
             out.extend(lines[i:j])
         cur_line += 1
@@ -388,23 +386,39 @@ _WITH_PARENS = frozenset({"__attribute__", "__attribute", "__declspec", "__asm__
 _ASM = frozenset({"__asm__", "__asm", "asm"})
 _ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "__volatile", "inline", "__inline__", "goto"})
 
-# GNU constructs that cannot be turned into ISO C without changing the program.  In the user's files
-# they are reported; in system headers they are left for the parser (they do not occur in glibc's
-# declarations).
-_UNSUPPORTED: dict[str, str] = {
-    "__typeof__": "GNU '__typeof__' is not supported",
-    "__typeof": "GNU '__typeof' is not supported",
-    "__auto_type": "GNU '__auto_type' is not supported",
-    "__label__": "GNU local labels ('__label__') are not supported",
-    "__real__": "GNU '__real__' is not supported",
-    "__imag__": "GNU '__imag__' is not supported",
-    "__builtin_va_arg": "variadic arguments ('va_arg') are not supported",
-    "__builtin_types_compatible_p": "'__builtin_types_compatible_p' is not supported",
-    "_Float16": "half-precision type '_Float16' is not supported",
+# GNU constructs that have no ISO C equivalent.  They may well occur in code that does not matter
+# (glibc's `assert` expands to a statement expression in GNU mode, a logging helper may use `va_arg`),
+# so they are not errors here: each is replaced by a placeholder name that parses, and whoever needs
+# the code (the kernel, the helpers the reference compiles) rejects the placeholder with the message
+# below, at the construct's own position.
+GNU_PLACEHOLDERS: dict[str, str] = {
+    "__SE": "GNU statement expressions '({ ... })' are not supported",
+    "__TO": "GNU '__typeof__' is not supported",
+    "__AT": "GNU '__auto_type' is not supported",
+    "__LB": "GNU local labels ('__label__') are not supported",
+    "__RE": "GNU '__real__' is not supported",
+    "__IM": "GNU '__imag__' is not supported",
+    "__VA": "variadic arguments ('va_arg') are not supported",
+    "__TC": "'__builtin_types_compatible_p' is not supported",
+    "__F16": "half-precision type '_Float16' is not supported",
 }
+# keyword -> (placeholder, whether the parenthesised group after it goes too)
+_PLACEHOLDER_FOR: dict[str, tuple[str, bool]] = {
+    "__typeof__": ("__TO", True),
+    "__typeof": ("__TO", True),
+    "__auto_type": ("__AT", False),
+    "__label__": ("__LB", False),
+    "__real__": ("__RE+", False),  # a unary operator: `__real__ z` -> `__RE+ z` still parses
+    "__imag__": ("__IM+", False),
+    "__builtin_va_arg": ("__VA", True),
+    "__builtin_types_compatible_p": ("__TC", True),
+    "_Float16": ("__F16", False),
+}
+# Placeholders used as types are typedefs of the prelude; the others are plain identifiers.
+_PLACEHOLDER_TYPEDEFS = "typedef int __TO; typedef int __AT; typedef int __LB; typedef float __F16;"
 
 # Attributes that change a type: dropping them would silently change the program.
-_TYPE_CHANGING_ATTRIBUTES = re.compile(r"\b(?:__)?(vector_size|mode|ext_vector_type)(?:__)?\b")
+_TYPE_CHANGING_ATTRIBUTES = re.compile(r"\b(?:__)?(vector_size|mode|ext_vector_type)(?:__)?\s*\(")
 
 
 @dataclass(frozen=True)
@@ -448,6 +462,31 @@ def _blank(segment: str) -> str:
     return "\n".join(out)
 
 
+def _placeholder(segment: str, name: str) -> str:
+    """`segment` blanked, with `name` written over the start of its first line that is long enough."""
+    pieces = _blank(segment).split("\n")
+    originals = segment.split("\n")
+    for k, piece in enumerate(pieces):
+        if len(piece) >= len(name) and not originals[k].lstrip().startswith("#"):
+            pieces[k] = name + piece[len(name) :]
+            return "\n".join(pieces)
+    return name + " " + "\n".join(pieces)  # cannot happen for real constructs; shifts one line only
+
+
+def _statement_expression_end(toks: list[_STok], open_index: int) -> int | None:
+    """Index of the `)` closing the GNU statement expression `({ ... })` starting at `open_index`."""
+    depth = 0
+    for k in range(open_index + 1, len(toks)):
+        t = toks[k].text
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+            if depth == 0:
+                return k + 1 if k + 1 < len(toks) and toks[k + 1].text == ")" else None
+    return None
+
+
 def _replacement(original: str, new: str) -> str:
     return new + " " * (len(original) - len(new)) if len(new) <= len(original) else new
 
@@ -455,8 +494,9 @@ def _replacement(original: str, new: str) -> str:
 def sanitize(text: str, user_files: frozenset[str] | None = None) -> str:
     """Rewrite gcc's GNU C output into ISO C that pycparser parses, keeping lines and columns.
 
-    `user_files` are the files whose unsupported GNU constructs are reported as errors (default: the
-    user files found in the line markers); elsewhere such constructs are left untouched.
+    GNU constructs without an ISO equivalent become placeholders (`GNU_PLACEHOLDERS`).  Attributes
+    that change a type (`vector_size`, `mode`) are errors in `user_files` (default: the user files
+    found in the line markers), since dropping them would silently change the user's program.
     """
     if user_files is None:
         user_files = scan_line_markers(text).user_files
@@ -467,8 +507,12 @@ def sanitize(text: str, user_files: frozenset[str] | None = None) -> str:
     while i < n:
         tok = toks[i]
         if tok.kind != "id":
-            if tok.text == "(" and i + 1 < n and toks[i + 1].text == "{" and tok.file in user_files:
-                raise CompileError(_loc(tok), "GNU statement expressions '({ ... })' are not supported")
+            if tok.text == "(" and i + 1 < n and toks[i + 1].text == "{":
+                close = _statement_expression_end(toks, i)
+                if close is not None:
+                    edits.append((tok.start, toks[close].end, _placeholder(text[tok.start : toks[close].end], "__SE")))
+                    i = close + 1
+                    continue
             i += 1
             continue
         word = tok.text
@@ -496,8 +540,14 @@ def sanitize(text: str, user_files: frozenset[str] | None = None) -> str:
         if word in _REPLACE:
             new = _REPLACE[word]
             edits.append((tok.start, tok.end, _replacement(word, new) if new else None))
-        elif word in _UNSUPPORTED and tok.file in user_files:
-            raise CompileError(_loc(tok), _UNSUPPORTED[word])
+        elif word in _PLACEHOLDER_FOR:
+            name, with_parens = _PLACEHOLDER_FOR[word]
+            end = i
+            if with_parens and i + 1 < n and toks[i + 1].text == "(":
+                end = _matching_paren(toks, i + 1) or i
+            edits.append((tok.start, toks[end].end, _placeholder(text[tok.start : toks[end].end], name)))
+            i = end + 1
+            continue
         i += 1
     if not edits:
         return text
@@ -621,7 +671,7 @@ def preprocess(
     if gcc_path != path:
         text = text.replace(f'"{gcc_path}"', f'"{path}"')
     summary = scan_line_markers(text)
-    text = _realign_user_lines(text, summary.user_files, {path: path})
+    text = _realign_user_lines(text, summary.user_files)
     text = sanitize(text, summary.user_files)
     # The prelude sits before gcc's first line marker, under its own file name, so it shifts nothing.
-    return f'# 1 "{PRELUDE_FILE}"\n{_PRELUDE_TYPEDEFS}\n{text}'
+    return f'# 1 "{PRELUDE_FILE}"\n{_PRELUDE_TYPEDEFS} {_PLACEHOLDER_TYPEDEFS}\n{text}'
