@@ -180,6 +180,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from sim.gcc_ref import GccReference
     from sim.inputs import compare, random_inputs
 
@@ -192,10 +194,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
         raise UsageError("--stall must be a probability in [0, 1)")
     res = run(_options(args), dump_after=args.dump_after)
     inputs = random_inputs(res.program, args.seed)
-    expected = {k: v.copy() for k, v in inputs.items() if hasattr(v, "copy") and not isinstance(v, (int, float))}
+    expected = {k: v.copy() for k, v in inputs.items() if isinstance(v, np.ndarray)}
     t0 = time.perf_counter()
-    ref = GccReference(res.kernel)
-    ref.run(expected | {k: v for k, v in inputs.items() if k not in expected})
+    GccReference(res.kernel, defines=tuple(args.defines)).run({**inputs, **expected})
     t1 = time.perf_counter()
     result = simulate(res.network, inputs, seed=args.seed, tables=res.tables)
     t2 = time.perf_counter()

