@@ -72,7 +72,7 @@ class Channel:
     source_port: str  # write access id, or "mem" for a load process
     sink_port: str  # read access id, or "mem" for a store process
     ppn_channel: str  # mu: the channel of the untiled network this one comes from
-    role: str = "local"  # "io" (to/from load or store), "local", or "sync" (between parallel processes)
+    role: str = "local"  # "io" (load/store), "local", "sync" (between parallel processes), "order" (memory order)
     kind: Optional[ChannelKind] = None
     in_order: Optional[bool] = None
     unicity: Optional[bool] = None
@@ -88,7 +88,8 @@ class Channel:
 
     @property
     def width(self) -> int:
-        return self.type.bits
+        """Data bits; a memory-order channel carries a token only."""
+        return 1 if self.role == "order" else self.type.bits
 
 
 class ProcessNetwork:

@@ -91,6 +91,18 @@ def build_ppn(program: PolyProgram) -> ProcessNetwork:
         acc = program.access(wid)
         add(acc.statement, store_name(acc.array), renamed(m, {acc.array: store_name(acc.array)}), acc.array, wid,
             "mem", "io")
+    # Memory order: an element both loaded and stored must be loaded before the store overwrites it
+    # (a write-after-read through off-chip memory).  A token channel LOAD_A -> STORE_A enforces it.
+    for array in firsts:
+        if array not in lasts:
+            continue
+        both = renamed(net.process(load_name(array)).domain, {load_name(array): array}).intersect(
+            renamed(net.process(store_name(array)).domain, {store_name(array): array}))
+        if both.is_empty():
+            continue
+        ident = isl.Map.identity(isl.Space.map_from_set(both.get_space())).intersect_domain(both)
+        add(load_name(array), store_name(array), renamed(ident, {array: load_name(array)}).set_tuple_name(
+            isl.dim_type.out, store_name(array)), array, "mem", "order", "order")
     for c in channels:
         net.add_channel(c)
     net.verify()

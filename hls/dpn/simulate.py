@@ -108,8 +108,8 @@ class Simulator:
         self.tables = tables or NetworkTables(net)
         caps = dict(capacities or {})
         self.chans = {c.name: _ChannelState(c, caps.get(c.name, c.depth)) for c in net.channels}
-        self.mem_in = {k: np.array(inputs[k], dtype=a.type.dtype) for k, a in self.program.arrays.items() if a.is_arg}
-        self.mem_out = {k: v.copy() for k, v in self.mem_in.items()}
+        # One memory per array, read by LOAD and written by STORE: ordering hazards are real here.
+        self.mem = {k: np.array(inputs[k], dtype=a.type.dtype) for k, a in self.program.arrays.items() if a.is_arg}
         scalars = {a.name: inputs[a.name] for a in self.program.args if a.kind == "scalar"}
         params = self.program.param_values()
         self.procs = {p.name: _Proc(p.name, self.tables.process(p.name).iterations) for p in net.processes}
@@ -123,18 +123,21 @@ class Simulator:
                 self.exprs[p.name] = compile_expr(st.expr, {r.id: k for k, r in enumerate(st.reads)}, scalars, params)
                 self.ports[p.name] = [(r.id, [s for s in self.inputs[p.name] if s.c.sink_port == r.id]) for r in st.reads]
             elif p.kind == ProcessKind.STORE:
-                self.ports[p.name] = [("mem", self.inputs[p.name])]
+                self.ports[p.name] = [("mem", [s for s in self.inputs[p.name] if s.c.sink_port == "mem"]),
+                                      ("order", [s for s in self.inputs[p.name] if s.c.sink_port == "order"])]
         self.is_int = {k: a.type.is_int for k, a in self.program.arrays.items()}
         self.steps = 0
         self.loaded = 0
         self.stored = 0
 
     # -- one port read: which channel feeds iteration y, and can it be read now?
-    def _port_source(self, states: list[_ChannelState], y: Point):
+    def _port_source(self, states: list[_ChannelState], y: Point, optional: bool = False):
         for s in states:
             x = self.tables.channel(s.c).source.get(y)
             if x is not None:
                 return s, x
+        if optional:
+            return None, None
         raise AssertionError(f"no channel feeds iteration {y}")
 
     def _read_ready(self, s: _ChannelState, x: Point, y: Point) -> Optional[str]:
@@ -147,7 +150,8 @@ class Simulator:
                 return None
             return None if s.fifo else "empty"
         a = s.slot(x)
-        return None if a in s.slots and s.slots[a][0] == x else f"slot {a} does not hold the value of {list(x)} yet"
+        # The hardware only has a full bit per slot; the allocation guarantees it then holds x.
+        return None if a in s.slots else f"slot {a} is empty (waiting for the value of {list(x)})"
 
     def _do_read(self, s: _ChannelState, x: Point, y: Point):
         kind = s.c.kind
@@ -159,6 +163,7 @@ class Simulator:
                 s.register = s.fifo.popleft()[1]
             return s.register
         a = s.slot(x)
+        assert s.slots[a][0] == x, f"{s.c.name}: slot {a} holds {s.slots[a][0]}, not {x}: allocation bug"
         v = s.slots[a][1]
         if readers[-1] == y:
             del s.slots[a]
@@ -177,20 +182,22 @@ class Simulator:
         it = pr.current
         if pr.phase == "read":
             if proc.kind == ProcessKind.LOAD:
-                v = self.mem_in[proc.array][it]
+                v = self.mem[proc.array][it]
                 pr.pending = int(v) if self.is_int[proc.array] else v
                 self.loaded += 1
             else:
                 picks = []
                 for port, states in self.ports[name]:
-                    s, x = self._port_source(states, it)
+                    s, x = self._port_source(states, it, optional=(port == "order"))
+                    if s is None:
+                        continue
                     why = self._read_ready(s, x, it)
                     if why is not None:
                         return Blocked(name, it, "read", s.c.name, why)
                     picks.append((s, x))
                 vals = [self._do_read(s, x, it) for s, x in picks]
                 if proc.kind == ProcessKind.STORE:
-                    self.mem_out[proc.array][it] = vals[0]
+                    self.mem[proc.array][it] = vals[0]
                     self.stored += 1
                     self._advance(pr)
                     return None
@@ -229,7 +236,7 @@ class Simulator:
         deadlock = None
         with np.errstate(all="ignore"):
             deadlock = self._run_schedule() if order == "schedule" else self._run_random(seed)
-        return SimResult(self.mem_out, deadlock, self.steps, self.loaded, self.stored,
+        return SimResult(self.mem, deadlock, self.steps, self.loaded, self.stored,
                          {k: s.max_fill for k, s in self.chans.items()})
 
     def _run_random(self, seed: int) -> Optional[DeadlockReport]:

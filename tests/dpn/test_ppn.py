@@ -145,3 +145,21 @@ def test_sim_json_contract(capsys):
         assert key in d, key
     assert d["ok"] is True and d["mismatches"] == 0
     assert d["words_loaded"] + d["words_stored"] == d["compulsory_words"]
+
+
+def test_memory_order_channel_prevents_write_after_read():
+    """A[i] is read by S0 and later overwritten by S1: STORE_A must wait for LOAD_A (token channel)."""
+    path = ROOT / "tests" / "regressions" / "war_through_memory.c"
+    res = run(Options(str(path)))
+    order = [c for c in res.network.channels if c.role == "order"]
+    assert [(c.producer, c.consumer) for c in order] == [("LOAD_A", "STORE_A")]
+    without = res.network.with_channels([c for c in res.network.channels if c.role != "order"], res.network.stage)
+    broken = 0
+    for seed in range(20):
+        inputs = random_inputs(res.program, seed)
+        expected = reference(res, inputs)
+        good = simulate(res.network, inputs, seed=seed, tables=res.tables)
+        assert good.deadlock is None and not compare(expected, good.outputs)
+        bad = simulate(without, inputs, seed=seed, tables=res.tables)
+        broken += bool(compare(expected, bad.outputs))
+    assert broken > 0, "the hazard never showed up: the test would not catch a missing order channel"
