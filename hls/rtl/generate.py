@@ -1,0 +1,230 @@
+"""The RTL back end: a typed, sized `ProcessNetwork` to Verilog files.
+
+Each process becomes a module (control from `control.py`, input multiplexers, datapath from
+`datapath.py`, output stage), load/store processes become memory units, channels become instances
+of the FIFO / FIFO-with-multiplicity / buffer templates, and a top wires them to one memory port per
+array.  Templates are logic-free: this module computes every name, width and expression.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from ..diagnostics import CompileError
+from ..dpn.network import Channel, ChannelKind, Process, ProcessKind, ProcessNetwork, Stage
+from ..poly import isl_utils as iu
+from ..poly.expr import AffineValue, walk
+from ..poly.types import ScalarType
+from . import datapath
+from .affine import drop_params, pw_aff_expr
+from .control import control, dim_names, first_reads, last_reads, linear_address, predicate, slot_expr
+from .render import render
+
+FIFO_MODULE = "dpn_fifo"
+FIFO_MULT_MODULE = "dpn_fifo_mult"
+BUFFER_MODULE = "dpn_buffer"
+MEM_MODULE = "dpn_mem"
+LOAD_TAGS = 8
+
+
+def clog2(n: int) -> int:
+    return max(1, (max(1, n) - 1).bit_length())
+
+
+def array_shape(extent: isl.Set) -> list[int]:
+    return [iu.constant_value(extent.dim_max(d)) + 1 for d in range(extent.dim(isl.dim_type.set))]
+
+
+@dataclass
+class RtlDesign:
+    """Generated Verilog: `rtl` files for the design, `tb` files for simulation, and what a testbench needs."""
+
+    top: str
+    tb_top: str
+    rtl: dict[str, str] = field(default_factory=dict)
+    tb: dict[str, str] = field(default_factory=dict)
+    interface: dict = field(default_factory=dict)
+
+
+def _chan_view(c: Channel) -> dict:
+    aw = clog2(c.depth) if c.kind == ChannelKind.BUFFER else 0
+    return {"name": c.name, "kind": c.kind.value, "width": c.width, "depth": c.depth, "aw": aw,
+            "count_width": clog2(c.depth + 1) if c.kind == ChannelKind.FIFO else clog2(c.depth + 1)}
+
+
+def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups: list[tuple[str, str, bool]]):
+    """Input port groups: (port id, description, optional) -> channels feeding that port."""
+    ports, decls, conns = [], [], []
+    for k, (port, what, optional) in enumerate(groups):
+        chans = [c for c in net.inputs(proc.name) if c.sink_port == port]
+        if not chans:
+            continue
+        width = max(c.width for c in chans)
+        t = chans[0].type
+        signed = t.signed and chans[0].role != "order"
+        views = []
+        for c in chans:
+            ch = f"{c.name}_r"
+            v = {"chan": ch, "kind": c.kind.value, "sel": predicate(c.relation.range(), proc, values),
+                 "first": None, "addr": None, "last": None, "aw": 0}
+            decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
+            conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
+            if c.kind == ChannelKind.FIFO_MULT:
+                v["first"] = predicate(first_reads(c, proc), proc, values)
+                decls.append(f"output {ch}_first")
+                conns.append((f"{ch}_first", f"{ch}_first"))
+            if c.kind == ChannelKind.BUFFER:
+                v["aw"] = clog2(c.depth)
+                v["addr"] = slot_expr(c, c.relation.reverse(), proc, values)
+                v["last"] = predicate(last_reads(c, proc), proc, values)
+                decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last"]
+                conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last")]
+            views.append(v)
+        name = f"p{k}"
+        ports.append({"name": name, "what": what, "optional": optional, "channels": views,
+                      "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
+                      "signal": f"pv_{name}"})
+    return ports, decls, conns
+
+
+def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int]):
+    outs, decls, conns = [], [], []
+    dom = drop_params(proc.domain, values)
+    ident = isl.Map.identity(isl.Space.map_from_set(dom.get_space())).intersect_domain(dom)
+    for c in net.outputs(proc.name):
+        ch = f"{c.name}_w"
+        o = {"chan": ch, "kind": c.kind.value, "width": c.width, "when": predicate(c.relation.domain(), proc, values),
+             "addr": None, "aw": 0}
+        decls += [f"output {ch}_valid", f"input {ch}_ready", f"output [{c.width - 1}:0] {ch}_data"]
+        conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
+        if c.kind == ChannelKind.BUFFER:
+            o["aw"] = clog2(c.depth)
+            o["addr"] = slot_expr(c, ident, proc, values)
+            decls.append(f"output [{o['aw'] - 1}:0] {ch}_addr")
+            conns.append((f"{ch}_addr", f"{ch}_addr"))
+        outs.append(o)
+    return outs, decls, conns
+
+
+def _mem_conns(array: str, prefix: str, with_rsp: bool) -> list[tuple[str, str]]:
+    """Unit memory ports to top signals: requests may go through the array's arbiter, responses not."""
+    conns = [(f"mem_{n}", f"{array}_{prefix}{n}") for n in ("req_valid", "req_ready", "req_addr", "req_write",
+                                                             "req_wdata")]
+    if with_rsp:
+        conns += [(f"mem_{n}", f"{array}_{n}") for n in ("rsp_valid", "rsp_ready", "rsp_rdata")]
+    return conns
+
+
+def generate(net: ProcessNetwork) -> RtlDesign:
+    """Verilog for a typed and sized network whose parameters are bound."""
+    assert net.stage >= Stage.SIZED, "channels must be typed and sized before RTL generation"
+    _check_float(net)
+    program = net.program
+    values = program.param_values()
+    kernel = program.name
+    top = f"{kernel}_top"
+    design = RtlDesign(top=top, tb_top=f"{kernel}_tb")
+    scalars = [{"name": a.name, "port": f"arg_{a.name}", "width": a.type.bits, "signed": a.type.signed,
+                "type": a.type.name} for a in program.args if a.kind == "scalar"]
+    scalar_ports = {s["name"]: s["port"] for s in scalars}
+    loads = {p.array for p in net.processes if p.kind == ProcessKind.LOAD}
+    stores = {p.array for p in net.processes if p.kind == ProcessKind.STORE}
+    mems = []
+    for a in program.args:
+        if a.kind != "array":
+            continue
+        arr = program.arrays[a.name]
+        shape = array_shape(arr.extent)
+        words = 1
+        for s in shape:
+            words *= s
+        mems.append({"name": a.name, "width": arr.type.bits, "aw": clog2(words), "words": words, "shape": shape,
+                     "type": arr.type.name, "load": a.name in loads, "store": a.name in stores})
+    mem_by_name = {m["name"]: m for m in mems}
+
+    procs = []
+    for proc in net.processes:
+        module = f"{kernel}_{proc.name}".lower()
+        ctl = control(proc, values)
+        ctx = {"name": module, "ctl": ctl, "loc": str(proc.loc)}
+        if proc.kind == ProcessKind.COMPUTE:
+            st = program.statement(proc.statement)
+            ports, in_decls, in_conns = _in_ports(net, proc, values, [(r.id, r.text, False) for r in st.reads])
+            outs, out_decls, out_conns = _out_ports(net, proc, values)
+            used = {e.name for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
+            sc = [s for s in scalars if s["name"] in used]
+            names = dim_names(proc.domain.dim(isl.dim_type.set))
+
+            def affine(e: AffineValue, names=names) -> str:
+                return pw_aff_expr(drop_params(e.expr, values), names)
+
+            reads = {r.id: f"pv_p{k}" for k, r in enumerate(st.reads)}
+            dp, result = datapath.build(st.expr, reads, scalar_ports, affine, st.loc)
+            t: ScalarType = program.arrays[st.write.array].type
+            decls = [f"input {'signed ' if s['signed'] else ''}[{s['width'] - 1}:0] {s['port']}" for s in sc]
+            ctx.update(text=st.text.replace("\n", " "), port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
+                       datapath=dp.lines, result=result, width=t.bits, signed=t.signed)
+            text = render("process.v.j2", **ctx)
+            conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
+        else:
+            m = mem_by_name[proc.array]
+            shared = m["load"] and m["store"]
+            address = linear_address(proc, m["shape"], values)
+            if proc.kind == ProcessKind.LOAD:
+                outs, out_decls, out_conns = _out_ports(net, proc, values)
+                fields, unpack, bit = [], [], 0
+                for o in outs:
+                    if o["kind"] == "buffer":
+                        fields.append(f"slot_{o['chan']}[{o['aw'] - 1}:0]")
+                        unpack.append(f"[{o['aw'] - 1}:0] oa_{o['chan']} = head[{bit + o['aw'] - 1}:{bit}]")
+                        bit += o["aw"]
+                    fields.append(f"when_{o['chan']}")
+                    unpack.append(f"om_{o['chan']} = head[{bit}]")
+                    bit += 1
+                fields.reverse()  # concatenation lists the most significant field first
+                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
+                           tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
+                           port_decls=out_decls, address=address)
+                text = render("load_unit.v.j2", **ctx)
+                conns = _mem_conns(proc.array, "ld_" if shared else "", True) + out_conns
+            else:
+                ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
+                                                                          ("order", "memory order", True)])
+                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, port_decls=in_decls,
+                           address=address, data_port=ports[0]["signal"])
+                text = render("store_unit.v.j2", **ctx)
+                conns = _mem_conns(proc.array, "st_" if shared else "", False) + in_conns
+        design.rtl[f"{module}.v"] = text
+        procs.append({"name": proc.name, "module": module, "connections": conns})
+
+    channels = [_chan_view(c) for c in net.channels]
+    kinds = {c.kind for c in net.channels}
+    if kinds & {ChannelKind.FIFO, ChannelKind.FIFO_MULT}:
+        design.rtl[f"{FIFO_MODULE}.v"] = render("fifo.v.j2", module_name=FIFO_MODULE, width=8, depth=2)
+    if ChannelKind.FIFO_MULT in kinds:
+        design.rtl[f"{FIFO_MULT_MODULE}.v"] = render("fifo_mult.v.j2", module_name=FIFO_MULT_MODULE, width=8, depth=2,
+                                                     fifo_module_name=FIFO_MODULE)
+    if ChannelKind.BUFFER in kinds:
+        design.rtl[f"{BUFFER_MODULE}.v"] = render("buffer_sync.v.j2", module_name=BUFFER_MODULE, width=8, size=2,
+                                                  addr_width=1)
+    design.rtl[f"{top}.v"] = render("top.v.j2", kernel=kernel, source=program.file, top=top, scalars=scalars, mems=mems,
+                                    channels=channels, processes=procs, fifo_module=FIFO_MODULE,
+                                    fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE)
+    for m in mems:
+        design.tb[f"{MEM_MODULE}_{m['name']}.v"] = render(
+            "mem_model.v.j2", module_name=f"{MEM_MODULE}_{m['name']}", name=m["name"], width=m["width"],
+            addr_width=m["aw"], depth=m["words"])
+    design.tb[f"{design.tb_top}.v"] = render("tb_top.v.j2", tb=design.tb_top, top=top, scalars=scalars, mems=mems,
+                                             nproc=len(procs), mem_module=MEM_MODULE)
+    design.interface = {"kernel": kernel, "top": top, "tb_top": design.tb_top, "scalars": scalars, "arrays": mems,
+                        "processes": [p["name"] for p in procs], "params": values}
+    return design
+
+
+def _check_float(net: ProcessNetwork) -> None:
+    for p in net.iter_compute():
+        st = net.program.statement(p.statement)
+        if any(e.type.is_float for e in walk(st.expr)):
+            raise CompileError(st.loc, "floating-point arithmetic has no RTL implementation yet (use `sim --dpn-only`)")
