@@ -148,6 +148,48 @@ def _traffic(program, tables, net) -> dict:
     }
 
 
+def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
+    """`rtl/*.v` and a standalone cocotb testbench `tb/` with inputs and gcc's expected outputs."""
+    import numpy as np
+
+    from sim.gcc_ref import GccReference
+    from sim.inputs import random_inputs
+    from sim.rtl_sim import scalar_bits, to_hex, write_design
+
+    from .rtl.generate import generate
+
+    try:
+        design = generate(res.network)
+    except CompileError as e:
+        if "floating-point" not in e.message:
+            raise
+        note = f"RTL not generated: {e.message} ({e.loc})"
+        print(f"dpn-synth: warning: {note}", file=sys.stderr)
+        return note
+    rtl_files, tb_files = write_design(design, outdir)
+    tb = outdir / "tb"
+    data = tb / "data"
+    data.mkdir()
+    inputs = random_inputs(res.program, 0)
+    expected = {k: v.copy() for k, v in inputs.items() if isinstance(v, np.ndarray)}
+    GccReference(res.kernel, defines=tuple(args.defines)).run({**inputs, **expected})
+    for m in design.interface["arrays"]:
+        (data / f"{m['name']}.init.hex").write_text(to_hex(np.asarray(inputs[m["name"]]), m["width"]))
+        (data / f"{m['name']}.expected.hex").write_text(to_hex(expected[m["name"]], m["width"]))
+    cfg = {
+        "tb_top": design.tb_top, "top": design.top,
+        "rtl_files": [f.name for f in rtl_files], "tb_files": [f.name for f in tb_files],
+        "arrays": design.interface["arrays"],
+        "test": {"scalars": {s["port"]: scalar_bits(inputs[s["name"]], s["type"]) for s in design.interface["scalars"]},
+                 "processes": design.interface["processes"], "idle_limit": 5000, "max_cycles": 10_000_000},
+    }
+    (tb / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+    sim_dir = Path(__file__).resolve().parent.parent / "sim"
+    shutil.copyfile(sim_dir / "cocotb_top.py", tb / "test_top.py")
+    shutil.copyfile(sim_dir / "tb_standalone.py", tb / "run.py")
+    return None
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from .dpn.serialize import network_to_dot, network_to_json
     from .pipeline import run
@@ -162,6 +204,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
         (tmp / "dpn.dot").write_text(network_to_dot(res.network))
         summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network)}
+        rtl_note = _write_rtl(tmp, res, args)
+        if rtl_note:
+            res.network.notes.append(rtl_note)
         write_reports(tmp, res.program, res.network, summary)
         if out.exists():
             shutil.rmtree(out)
@@ -179,6 +224,27 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
+def _traffic_words(net, tables) -> tuple[int, int]:
+    """Words the load and store units move: one per iteration."""
+    from .dpn.network import ProcessKind
+
+    loaded = sum(len(tables.process(p.name).iterations) for p in net.processes if p.kind == ProcessKind.LOAD)
+    stored = sum(len(tables.process(p.name).iterations) for p in net.processes if p.kind == ProcessKind.STORE)
+    return loaded, stored
+
+
+def _run_rtl(res, inputs, args: argparse.Namespace):
+    from sim.rtl_sim import run_rtl
+
+    from .rtl.generate import generate
+
+    if args.simulator != "verilator":
+        raise UsageError("only --simulator verilator is supported so far")
+    design = generate(res.network)
+    with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
+        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed)
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -188,8 +254,6 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from .dpn.simulate import simulate
     from .pipeline import run
 
-    if not args.dpn_only:
-        raise UsageError("RTL simulation is not implemented yet; use --dpn-only")
     if not 0.0 <= args.stall < 1.0:
         raise UsageError("--stall must be a probability in [0, 1)")
     res = run(_options(args), dump_after=args.dump_after)
@@ -198,37 +262,47 @@ def cmd_sim(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     GccReference(res.kernel, defines=tuple(args.defines)).run({**inputs, **expected})
     t1 = time.perf_counter()
-    result = simulate(res.network, inputs, seed=args.seed, tables=res.tables)
+    if args.dpn_only:
+        result = simulate(res.network, inputs, seed=args.seed, tables=res.tables)
+        problem = None if result.deadlock is None else result.deadlock.format()
+        outputs, cycles, steps = result.outputs, None, result.steps
+        loaded, stored = result.words_loaded, result.words_stored
+    else:
+        rtl = _run_rtl(res, inputs, args)
+        problem, outputs, cycles, steps = rtl.problem, rtl.outputs, rtl.cycles, None
+        loaded, stored = _traffic_words(res.network, res.tables)
     t2 = time.perf_counter()
-    mismatches = [] if result.deadlock else compare(expected, result.outputs)
-    ok = result.deadlock is None and not mismatches
+    mismatches = [] if problem else compare(expected, outputs)
+    ok = problem is None and not mismatches
     stats = _network_stats(res.network)
     summary = {
         "ok": ok,
         "mismatches": len(mismatches),
-        "deadlock": None if result.deadlock is None else result.deadlock.format(),
-        "cycles": None,
-        "steps": result.steps,
-        "words_loaded": result.words_loaded,
-        "words_stored": result.words_stored,
+        "deadlock": problem,
+        "cycles": cycles,
+        "steps": steps,
+        "words_loaded": loaded,
+        "words_stored": stored,
         **_traffic(res.program, res.tables, res.network),
         **stats,
         "seconds_compile": round(res.seconds, 3),
         "seconds_reference": round(t1 - t0, 3),
         "seconds_sim": round(t2 - t1, 3),
-        "simulator": "dpn",
+        "simulator": "dpn" if args.dpn_only else args.simulator,
+        "stall": args.stall,
         "seed": args.seed,
     }
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        if result.deadlock is not None:
-            print(result.deadlock.format(), file=sys.stderr)
+        if problem is not None:
+            print(problem, file=sys.stderr)
         for m in mismatches[:20]:
             print(f"mismatch: {m}", file=sys.stderr)
         if not args.quiet:
             verdict = "PASS" if ok else "FAIL"
-            print(f"{verdict}: {res.program.name}: {len(mismatches)} mismatches, {result.steps} process steps, "
+            work = f"{cycles} cycles" if cycles is not None else f"{steps} process steps"
+            print(f"{verdict}: {res.program.name}: {len(mismatches)} mismatches, {work}, "
                   f"{stats['channels']} channels ({stats['fifos']} FIFOs), {stats['channel_words']} channel words")
     return 0 if ok else 1
 

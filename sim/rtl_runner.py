@@ -449,13 +449,16 @@ def run_cocotb(
     timeout_s: float | None = None,
     testcase: str | None = None,
     seed: int | None = None,
+    plusargs: Sequence[str] = (),
 ) -> CocotbResult:
     """Run the cocotb tests of *test_module* (a dotted module importable from ``sys.path``).
 
     Everything the run writes goes to *test_dir*, which must be private to this call.  The
     simulator output goes to ``test_dir/sim.log`` rather than the console; its tail is returned.
     Failures are reported in the result, not raised, so callers can assert with a full summary.
-    *timeout_s* kills a hung simulation (via coreutils ``timeout``).
+    *timeout_s* kills a hung simulation (via coreutils ``timeout``).  *plusargs* (e.g.
+    ``["+A_latency=3"]``) go on the simulator's command line, for ``$value$plusargs`` and
+    ``cocotb.plusargs``; they do not change the build.
     """
     ensure_verilator_env()
     test_dir = Path(test_dir).resolve()
@@ -492,6 +495,7 @@ def run_cocotb(
                 results_xml=str(results),
                 testcase=testcase,
                 seed=seed,
+                plusargs=[str(p) for p in plusargs],
                 waves=build.trace is not None,
                 log_file=log,
                 extra_env=env,

@@ -574,15 +574,34 @@ class _Extractor:
         else:
             check(body, None)
 
+    def demote_value_params(self) -> None:
+        """Integer arguments used only as values (e.g. `int alpha`) are run-time scalars, not structure
+        parameters: they need no value at compile time and become inputs of the hardware."""
+        objs = [s.domain for s in self.statements] + [a.relation for s in self.statements for a in s.accesses]
+        objs += [a.extent for a in self.arrays.values()]
+        for p in list(self.params):
+            def involves(o) -> bool:
+                pos = o.find_dim_by_name(isl.dim_type.param, p.name)
+                return pos >= 0 and o.involves_dims(isl.dim_type.param, pos, 1)
+            if any(involves(o) for o in objs):
+                continue
+            self.params.remove(p)
+            self.scalar_args[p.name] = p.type
+            self.args = [KernelArg(a.name, "scalar", a.type, a.loc) if a.name == p.name else a for a in self.args]
+            drop = lambda o: o.project_out(isl.dim_type.param, o.find_dim_by_name(isl.dim_type.param, p.name), 1)  # noqa
+            self.statements = [_replace_stmt(st, drop, p.name) for st in self.statements]
+            self.arrays = {k: _dc_replace(a, extent=drop(a.extent)) for k, a in self.arrays.items()}
+
     def build(self) -> PolyProgram:
+        self.demote_value_params()
         depth = self.max_depth
         width = 2 * depth + 1
         sched = isl.UnionMap.empty(isl.Space.params_alloc(iu.CTX, 0))
         for name, dims, time in self.schedules:
             time = time + ["0"] * (width - len(time))
+            stmt = next(s for s in self.statements if s.name == name)
             text = f"[{', '.join(self.param_names)}] -> {{ {name}[{', '.join(dims)}] -> [{', '.join(time)}] }}"
             m = isl.Map.read_from_str(iu.CTX, text)
-            stmt = next(s for s in self.statements if s.name == name)
             sched = sched.union(isl.UnionMap.from_map(m.intersect_domain(stmt.domain)))
         context = iu.param_set({}, self.param_names)
         used = {a.array for s in self.statements for a in s.accesses}
@@ -595,6 +614,39 @@ class _Extractor:
 
 
 # -------------------------------------------------------------------- small helpers
+def _dc_replace(obj, **kw):
+    from dataclasses import replace
+
+    return replace(obj, **kw)
+
+
+def _param_to_scalar(e: E.Expr, name: str, drop) -> E.Expr:
+    """Rewrite reads of parameter `name` as a scalar argument, and drop it from other affine values."""
+    if isinstance(e, E.AffineValue):
+        pos = e.expr.find_dim_by_name(isl.dim_type.param, name)
+        if pos >= 0 and e.expr.involves_dims(isl.dim_type.param, pos, 1):
+            return E.ScalarArg(name, e.type)
+        return E.AffineValue(e.expr.drop_dims(isl.dim_type.param, pos, 1) if pos >= 0 else e.expr, e.type, e.text)
+    if isinstance(e, E.Unary):
+        return E.Unary(e.op, _param_to_scalar(e.operand, name, drop), e.type)
+    if isinstance(e, E.Binary):
+        return E.Binary(e.op, _param_to_scalar(e.lhs, name, drop), _param_to_scalar(e.rhs, name, drop), e.type)
+    if isinstance(e, E.Select):
+        return E.Select(*(_param_to_scalar(x, name, drop) for x in (e.cond, e.if_true, e.if_false)), e.type)
+    if isinstance(e, E.Cast):
+        return E.Cast(_param_to_scalar(e.operand, name, drop), e.type)
+    if isinstance(e, E.Call):
+        return E.Call(e.func, tuple(_param_to_scalar(a, name, drop) for a in e.args), e.type)
+    return e
+
+
+def _replace_stmt(st: Statement, drop, name: str) -> Statement:
+    return _dc_replace(
+        st, domain=drop(st.domain), write=_dc_replace(st.write, relation=drop(st.write.relation)),
+        reads=tuple(_dc_replace(r, relation=drop(r.relation)) for r in st.reads),
+        expr=_param_to_scalar(st.expr, name, drop))
+
+
 def _add_dim(domain: isl.Set, name: str, params: Sequence[str]) -> isl.Set:
     n = domain.dim(isl.dim_type.set)
     d = domain.add_dims(isl.dim_type.set, 1)

@@ -1,0 +1,12 @@
+/* break: the loop no longer has affine bounds. */
+void kernel(double A[10])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 10; i++) {
+    if (i == 5)
+      break;
+    A[i] = 1.0;
+  }
+#pragma endscop
+}

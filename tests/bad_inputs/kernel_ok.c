@@ -1,0 +1,9 @@
+/* A correct kernel, used for the command-line option cases. */
+void kernel(int n, double A[n], double B[n])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[i] = 2.0 * A[i];
+#pragma endscop
+}

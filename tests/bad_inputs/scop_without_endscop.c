@@ -1,0 +1,8 @@
+/* #pragma scop is never closed. */
+void kernel(double A[10])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 10; i++)
+    A[i] = 1.0;
+}

@@ -1,0 +1,9 @@
+/* A 1-D array used with two subscripts. */
+void kernel(double A[10], double B[10])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 10; i++)
+    B[i] = A[i][0];
+#pragma endscop
+}
