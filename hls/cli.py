@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
-from .diagnostics import CompileError, UsageError
+from .diagnostics import CompileError, SourceLoc, UsageError
 
 EXAMPLES = """examples:
   dpn-synth analyze examples/gemm.c
@@ -28,9 +28,8 @@ EXAMPLES = """examples:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 already; keep our format
-        self.print_usage(sys.stderr)
-        print(f"dpn-synth: error: {message}", file=sys.stderr)
+    def error(self, message: str) -> None:  # one line, our format; argparse's exit status 2
+        print(f"dpn-synth: error: {message} (see `dpn-synth --help`)", file=sys.stderr)
         sys.exit(2)
 
 
@@ -93,7 +92,12 @@ def _options(args: argparse.Namespace):
     from .pipeline import Options
 
     if not os.path.exists(args.kernel):
-        raise CompileError(None, f"{args.kernel}: no such file")
+        raise CompileError(SourceLoc(args.kernel), "no such file")
+    directives = getattr(args, "directives", None)
+    if directives is not None:
+        if not os.path.isfile(directives):
+            raise UsageError(f"--directives {directives}: no such file")
+        raise UsageError("--directives: directive files are not supported yet")
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1))
 
@@ -198,8 +202,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
     res = run(_options(args), dump_after=args.dump_after)
     out = Path(args.output)
     parent = out.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
+    except OSError as e:
+        raise UsageError(f"cannot create output directory `{out}`: {e.strerror or e}") from None
     try:
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
         (tmp / "dpn.dot").write_text(network_to_dot(res.network))
@@ -308,6 +315,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # long C expressions are deep trees
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -317,6 +325,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `dpn-synth analyze ... | head`
+        sys.stderr.close()
+        return 0
     except Exception:  # a bug in dpn-synth, not in the user's input
         log = Path(tempfile.gettempdir()) / "dpn-synth-crash.txt"
         log.write_text(traceback.format_exc())

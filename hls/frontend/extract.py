@@ -22,6 +22,8 @@ from ..poly.program import Access, Array, KernelArg, Param, PolyProgram, Stateme
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
 
+MAX_LOOP_DEPTH = 64  # deeper nests make isl's exact analyses explode; no real kernel comes close
+
 MATH_CALLS = {
     "sqrt": ("sqrt", DOUBLE), "sqrtf": ("sqrt", FLOAT),
     "fabs": ("fabs", DOUBLE), "fabsf": ("fabs", FLOAT),
@@ -89,6 +91,9 @@ class _Extractor:
         params = decl_type.args.params if decl_type.args is not None else []
         arrays: list[tuple[c_ast.Decl, c_ast.Node, list]] = []
         for p in params:
+            if isinstance(p, c_ast.ID):
+                raise self.error(p, "old-style (K&R) parameter lists are not supported; declare parameter types "
+                                    "in the parentheses")
             if isinstance(p, c_ast.Typename):  # `void` or unnamed
                 if isinstance(p.type, c_ast.TypeDecl) and getattr(p.type.type, "names", None) == ["void"]:
                     continue
@@ -125,6 +130,9 @@ class _Extractor:
             if dim is None:
                 raise self.error(node, f"array `{name}` needs a size on every dimension")
             ext = self.affine(dim, sizes, what="array size")
+            size = iu.constant_value(ext)
+            if size is not None and size <= 0:
+                raise self.error(dim, f"array `{name}` has size {size} on dimension {k + 1}; sizes must be positive")
             d = iu.var(space, names[k])
             extent = extent.intersect(d.ge_set(iu.const(space, 0))).intersect(d.lt_set(ext))
             shape.append(c_text(dim))
@@ -215,6 +223,8 @@ class _Extractor:
             raise self.error(node, f"unsupported statement `{c_text(node)}` inside the scop")
 
     def loop(self, node: c_ast.For, scope: _Scope) -> None:
+        if len(scope.dims) >= MAX_LOOP_DEPTH:
+            raise self.error(node, f"loops nested more than {MAX_LOOP_DEPTH} deep are not supported")
         counter, init = self.loop_init(node)
         step = self.loop_step(node, counter)
         if node.cond is None:
@@ -247,10 +257,27 @@ class _Extractor:
             raise self.error(node.cond, "loop condition is not monotone in the loop counter; "
                                         "the iteration domain would not be a polyhedron")
         inner.domain = dom.intersect(cond)
+        self.check_termination(node, counter, inner.domain, dims.index(dim), step, inner.counter_types[counter])
         pos = self.next_position(scope)
         inner.time = scope.time + [str(pos), dim if step > 0 else f"-{dim}"]
         inner.positions = [0]
         self.walk(node.stmt, inner)
+
+    def check_termination(self, node: c_ast.For, counter: str, dom: isl.Set, pos: int, step: int,
+                          t: ScalarType) -> None:
+        """The C loop must stop: its condition must bound the counter, and the counter must not wrap."""
+        try:
+            (dom.dim_max(pos) if step > 0 else dom.dim_min(pos))
+        except isl.Error:
+            raise self.error(node.cond, f"the condition does not bound `{counter}` in the direction of its step; "
+                                        "the loop would not terminate") from None
+        lo, hi = (0, (1 << t.bits) - 1) if not t.signed else (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1)
+        v = iu.var(dom.get_space(), dom.get_dim_name(isl.dim_type.set, pos))
+        nxt = v + iu.const(dom.get_space(), step)
+        wraps = dom.intersect(nxt.gt_set(iu.const(dom.get_space(), hi)).union(nxt.lt_set(iu.const(dom.get_space(), lo))))
+        if not wraps.is_empty() and dom.params().is_subset(wraps.params()):
+            raise self.error(node.cond, f"`{counter}` ({t}) leaves its type's range before the condition fails; "
+                                        "the loop would not terminate as written")
 
     def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
         init = node.init
@@ -504,7 +531,9 @@ class _Extractor:
             if node.op in ("/", "%"):
                 a, b = rec(node.left), rec(node.right)
                 c = iu.constant_value(b)
-                if c is None or c == 0:
+                if c == 0:
+                    raise self.error(node, f"division by zero in {what} `{c_text(node)}`")
+                if c is None:
                     raise not_affine("division by a non-constant")
                 return a.tdiv_q(b) if node.op == "/" else a.tdiv_r(b)
             raise not_affine()

@@ -14,7 +14,7 @@ from typing import Mapping
 
 import islpy as isl
 
-from ..diagnostics import CompileError
+from ..diagnostics import CompileError, UsageError
 from ..poly import isl_utils as iu
 from ..poly.program import Access, PolyProgram
 
@@ -66,8 +66,7 @@ def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
     for k in values:
         if k not in names:
             known = ", ".join(names) or "none"
-            raise CompileError(program.loc, f"`--param {k}` does not name an integer parameter of "
-                                            f"`{program.name}` (parameters: {known})")
+            raise UsageError(f"--param {k}: `{program.name}` has no integer parameter `{k}` (parameters: {known})")
     fixed: dict[str, int] = {}
     params = []
     notes = list(program.notes)
@@ -103,10 +102,21 @@ def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
         if not p.type.wrap(p.value) == p.value:
             raise CompileError(p.loc, f"value {p.value} does not fit parameter `{p.name}` of type {p.type}")
     ctx = iu.param_set(fixed, names)
+    for a in program.arrays.values():
+        for k in range(a.extent.dim(isl.dim_type.set)):
+            ext = a.extent.intersect_params(ctx)
+            if ext.is_empty():
+                blame = next((p for p in params if p.name in a.shape[k]), None) if a.shape else None
+                raise CompileError(blame.loc if blame else a.loc,
+                                   f"with {_values_text(fixed)}, array `{a.name}` has no elements "
+                                   f"(size `{a.shape[k]}` is not positive)")
     bound = replace(program, params=tuple(params), context=ctx, notes=tuple(notes), flow=None)
     stmts = []
     for s in bound.statements:
         dom = s.domain.intersect_params(ctx)
+        if dom.is_empty():
+            notes.append(f"statement `{s.text}` ({s.loc}) never executes with {_values_text(fixed)}")
+            continue
         if not dom.is_bounded():
             raise CompileError(s.loc, f"the loops around `{s.text}` are unbounded")
         stmts.append(replace(
@@ -114,8 +124,11 @@ def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:
             write=replace(s.write, relation=s.write.relation.intersect_params(ctx)),
             reads=tuple(replace(r, relation=r.relation.intersect_params(ctx)) for r in s.reads),
         ))
+    if not stmts:
+        raise CompileError(program.loc, f"with {_values_text(fixed)}, no statement of `{program.name}` executes")
     arrays = {k: replace(a, extent=a.extent.intersect_params(ctx)) for k, a in bound.arrays.items()}
-    bound = replace(bound, statements=tuple(stmts), arrays=arrays, schedule=bound.schedule.intersect_params(ctx))
+    bound = replace(bound, statements=tuple(stmts), arrays=arrays, schedule=bound.schedule.intersect_params(ctx),
+                    notes=tuple(notes))
     for s in bound.statements:
         for acc in s.accesses:
             bad = _violations(bound, acc)
@@ -129,8 +142,13 @@ def restrict_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProg
     names = [p.name for p in program.params]
     for k in values:
         if k not in names:
-            raise CompileError(program.loc, f"`--param {k}` does not name an integer parameter of `{program.name}`")
+            raise UsageError(f"--param {k}: `{program.name}` has no integer parameter `{k}` (parameters: "
+                             f"{', '.join(names) or 'none'})")
     ctx = program.context.intersect(iu.param_set(values, names))
     if ctx.is_empty():
         raise CompileError(program.loc, "the given parameter values make some access go out of bounds")
     return replace(program, context=ctx, params=tuple(replace(p, value=values.get(p.name)) for p in program.params))
+
+
+def _values_text(values: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items()) or "these parameters"

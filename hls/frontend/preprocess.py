@@ -604,9 +604,8 @@ def _read_user_source(path: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CompileError(
-            SourceLoc(path, 1, 1), f"not a C source file (invalid UTF-8 at byte {exc.start}, line {line})"
-        ) from None
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CompileError(SourceLoc(path, line, col), f"not a C source file (invalid UTF-8 at byte {exc.start})") from None
     if not text.strip():
         raise CompileError(SourceLoc(path, 1, 1), "empty source file")
     return text
