@@ -1,0 +1,29 @@
+"""The operator library interface: pipelined datapath operators that the datapath generator instantiates.
+
+Every operator is a Verilog module rendered from a template in `hw_templates/`, with the ports
+`clk`, `en` (the pipeline advances only when `en` is 1: the whole process stalls together), the
+operand inputs and one output `y`.  The result for operands presented on an enabled cycle appears
+on `y` after exactly `latency` further enabled cycles (latency 0 = combinational).  Results are
+bit-exact with x86-64 SSE (round to nearest even, subnormals kept; any NaN is accepted where a NaN
+is due).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    name: str  # registry key, e.g. "fadd.f64"
+    template: str  # template path under hw_templates/, e.g. "fp/fadd.v.j2"
+    module: str  # module name the template is rendered with
+    latency: int
+    inputs: tuple[tuple[str, int], ...]  # (port, width)
+    output_width: int
+    context: dict = field(default_factory=dict, compare=False)  # extra template context
+
+    def render(self) -> str:
+        from .render import render
+
+        return render(self.template, module_name=self.module, **self.context)
