@@ -1,11 +1,13 @@
-"""Expression trees to Verilog datapaths with exact C integer semantics.
+"""Expression trees to pipelined Verilog datapaths with exact C semantics.
 
-Every node becomes one wire of its C type (`signed [W-1:0]` or `[W-1:0]`).  Verilog's sized
-arithmetic wraps like two's-complement C; `/` and `%` on signed operands truncate toward zero like C;
-`>>` on signed values is `>>>`; shift counts are masked to the width as x86 does.  Casts extend
-(sign or zero, by the source type) or truncate explicitly.  Operators here are combinational
-(latency 0) and the process registers the result; floating-point operators will plug in as modules
-with a declared latency (`Operator.latency`).
+Every node becomes a signal of its C type (`signed [W-1:0]` or `[W-1:0]`) valid at a pipeline
+*stage* (0 = the cycle the iteration is issued).  Integer operators are combinational: Verilog's sized
+arithmetic wraps like two's-complement C, `/` and `%` on signed operands truncate toward zero, `>>` on
+signed values is `>>>`, shift counts are masked to the width as x86 does, and casts extend or truncate
+explicitly.  Floating-point operators are pipelined modules from the operator library
+(`operators.py`) with a declared latency: their operands are first delayed to a common stage, and
+their result is valid `latency` stages later.  All delay registers and operators advance together on
+`dp_en`, so the whole process stalls as one pipeline.
 """
 
 from __future__ import annotations
@@ -15,11 +17,16 @@ from typing import Callable, Mapping
 
 from ..diagnostics import CompileError, SourceLoc
 from ..poly import expr as E
-from ..poly.types import ScalarType
+from ..poly.types import INT32, ScalarType
+from .operators import OperatorSpec
+
+CMP_NAMES = {"<": "flt", "<=": "fle", ">": "fgt", ">=": "fge", "==": "feq", "!=": "fne"}
+ARITH_NAMES = {"+": "fadd", "-": "fsub", "*": "fmul", "/": "fdiv"}
+CALL_NAMES = {"sqrt": "fsqrt", "fabs": "fabs", "fmin": "fmin", "fmax": "fmax"}
 
 
-def decl(t: ScalarType, name: str) -> str:
-    return f"wire {'signed ' if t.signed else ''}[{t.bits - 1}:0] {name}"
+def decl(t: ScalarType, name: str, kind: str = "wire") -> str:
+    return f"{kind} {'signed ' if t.signed else ''}[{t.bits - 1}:0] {name}"
 
 
 def literal(v: int, t: ScalarType) -> str:
@@ -27,74 +34,152 @@ def literal(v: int, t: ScalarType) -> str:
     return f"{'$signed(' if t.signed else ''}{t.bits}'h{bits:x}{')' if t.signed else ''}"
 
 
+def fmt(t: ScalarType) -> str:
+    return f"f{t.bits}"
+
+
+def int_key(t: ScalarType) -> str:
+    return f"{'i' if t.signed else 'u'}{max(32, t.bits)}"
+
+
 @dataclass
 class Datapath:
-    lines: list[str] = field(default_factory=list)
-    count: int = 0
+    """Generated lines, the operator modules used, and the stage of every signal."""
 
-    def wire(self, t: ScalarType, expr: str) -> str:
+    lines: list[str] = field(default_factory=list)
+    regs: list[tuple[str, str]] = field(default_factory=list)  # (target, source) delay registers
+    modules: dict[str, OperatorSpec] = field(default_factory=dict)
+    stage: dict[str, int] = field(default_factory=dict)
+    types: dict[str, ScalarType] = field(default_factory=dict)
+    count: int = 0
+    _delayed: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def wire(self, t: ScalarType, expr: str, stage: int) -> str:
         name = f"n{self.count}"
         self.count += 1
         self.lines.append(f"{decl(t, name)} = {expr};")
+        self.stage[name] = stage
+        self.types[name] = t
         return name
+
+    def at(self, name: str, stage: int) -> str:
+        """`name` delayed to `stage` through enabled registers."""
+        have = self.stage[name]
+        assert stage >= have, (name, stage, have)
+        if stage == have:
+            return name
+        key = (name, stage)
+        if key not in self._delayed:
+            prev = self.at(name, stage - 1)
+            reg = f"{name}_s{stage}"
+            self.lines.append(f"{decl(self.types[name], reg, 'reg')};")
+            self.regs.append((reg, prev))
+            self.stage[reg] = stage
+            self.types[reg] = self.types[name]
+            self._delayed[key] = reg
+        return self._delayed[key]
+
+    def instance(self, spec: OperatorSpec, operands: list[str], out_t: ScalarType) -> str:
+        start = max(self.stage[o] for o in operands)
+        args = [self.at(o, start) for o in operands]
+        name = f"n{self.count}"
+        self.count += 1
+        self.modules[spec.module] = spec
+        self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
+        ports = ", ".join(f".{p}({a})" for (p, _w), a in zip(spec.inputs, args))
+        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en(dp_en), {ports}, .y({name}_y));")
+        self.stage[f"{name}_y"] = start + spec.latency
+        self.types[f"{name}_y"] = out_t if spec.output_width == out_t.bits else INT32
+        if spec.output_width == out_t.bits:
+            return f"{name}_y"
+        # a 1-bit comparison result becomes a C int
+        return self.wire(out_t, f"{{{out_t.bits - 1}'b0, {name}_y}}", start + spec.latency)
+
+    @property
+    def depth(self) -> int:
+        return max(self.stage.values(), default=0)
 
 
 def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affine: Callable[[E.AffineValue], str],
-          loc: SourceLoc) -> tuple[Datapath, str]:
-    """Lines computing `e`; `reads` maps read access ids to port signals, `scalars` args to inputs."""
+          loc: SourceLoc, library: Mapping[str, OperatorSpec]) -> tuple[Datapath, str]:
+    """Lines computing `e`; `reads` maps read access ids to port signals (stage 0), `scalars` args to inputs."""
     dp = Datapath()
+    for sig in list(reads.values()) + list(scalars.values()):
+        dp.stage[sig] = 0
+
+    def op(key: str) -> OperatorSpec:
+        if key not in library:
+            raise CompileError(loc, f"no hardware operator `{key}` in the operator library")
+        return library[key]
+
+    def combine(t: ScalarType, args: list[str], text: Callable[..., str]) -> str:
+        s = max(dp.stage[a] for a in args)
+        xs = [dp.at(a, s) for a in args]
+        return dp.wire(t, text(*xs), s)
 
     def conv(src: str, s: ScalarType, t: ScalarType) -> str:
         if s == t:
             return src
         if s.is_float or t.is_float:
-            raise CompileError(loc, "floating-point arithmetic has no RTL implementation yet "
-                                    "(use `sim --dpn-only`)")
+            if s.is_float and t.is_float:
+                return dp.instance(op(f"cvt.{fmt(s)}.{fmt(t)}"), [src], t)
+            if t.is_float:  # integer to floating point, through a 32/64-bit integer
+                wide = ScalarType("int", max(32, s.bits), s.signed)
+                return dp.instance(op(f"cvt.{int_key(s)}.{fmt(t)}"), [conv(src, s, wide)], t)
+            wide = ScalarType("int", max(32, t.bits), t.signed)
+            return conv(dp.instance(op(f"cvt.{fmt(s)}.{int_key(t)}"), [src], wide), wide, t)
         if t.bits == s.bits:
-            return dp.wire(t, f"{src}")
+            return combine(t, [src], lambda a: a)
         if t.bits < s.bits:
-            return dp.wire(t, f"{src}[{t.bits - 1}:0]")
-        fill = f"{{{t.bits - s.bits}{{{src}[{s.bits - 1}]}}}}" if s.signed else f"{{{t.bits - s.bits}{{1'b0}}}}"
-        return dp.wire(t, f"{{{fill}, {src}}}")
+            return combine(t, [src], lambda a: f"{a}[{t.bits - 1}:0]")
+        if s.signed:
+            return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{{a}[{s.bits - 1}]}}}}, {a}}}")
+        return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{1'b0}}}}, {a}}}")
 
     def go(e: E.Expr) -> str:
         t = e.type
-        if t.is_float:
-            raise CompileError(loc, "floating-point arithmetic has no RTL implementation yet (use `sim --dpn-only`)")
         if isinstance(e, E.Const):
-            return dp.wire(t, literal(int(e.value), t))
+            if t.is_float:
+                import numpy as np
+
+                bits = int(np.array([e.value], dtype=t.dtype).view(f"u{t.bits // 8}")[0])
+                return dp.wire(t, f"{t.bits}'h{bits:x}", 0)
+            return dp.wire(t, literal(int(e.value), t), 0)
         if isinstance(e, E.ArrayRead):
             return reads[e.access]
         if isinstance(e, E.ScalarArg):
             return scalars[e.name]
         if isinstance(e, E.AffineValue):
-            ctl = dp.wire(ScalarType("int", 32, True), affine(e))
-            return conv(ctl, ScalarType("int", 32, True), t)
+            return conv(dp.wire(INT32, affine(e), 0), INT32, t)
         if isinstance(e, E.Cast):
             return conv(go(e.operand), e.operand.type, t)
         if isinstance(e, E.Unary):
             a = go(e.operand)
-            return dp.wire(t, f"{e.op}{a}")
+            if t.is_float:
+                return dp.instance(op(f"fneg.{fmt(t)}"), [a], t)
+            return combine(t, [a], lambda x: f"{e.op}{x}")
         if isinstance(e, E.Binary):
             a, b = go(e.lhs), go(e.rhs)
-            op = e.op
-            if op in E.COMPARE_OPS:
-                return dp.wire(t, f"{{31'b0, ({a} {op} {b})}}")
-            if op in E.LOGIC_OPS:
-                return dp.wire(t, f"{{31'b0, (({a} != 0) {op} ({b} != 0))}}")
-            if op in E.SHIFT_OPS:
-                mask = t.bits - 1
-                count = f"{b}[{mask.bit_length() - 1}:0]"
-                if op == "<<":
-                    return dp.wire(t, f"{a} << {count}")
-                return dp.wire(t, f"{a} {'>>>' if t.signed else '>>'} {count}")
-            return dp.wire(t, f"{a} {op} {b}")
+            o = e.op
+            if e.lhs.type.is_float and o in E.COMPARE_OPS:
+                return dp.instance(op(f"{CMP_NAMES[o]}.{fmt(e.lhs.type)}"), [a, b], t)
+            if t.is_float:
+                return dp.instance(op(f"{ARITH_NAMES[o]}.{fmt(t)}"), [a, b], t)
+            if o in E.COMPARE_OPS:
+                return combine(t, [a, b], lambda x, y: f"{{31'b0, ({x} {o} {y})}}")
+            if o in E.LOGIC_OPS:
+                return combine(t, [a, b], lambda x, y: f"{{31'b0, (({x} != 0) {o} ({y} != 0))}}")
+            if o in E.SHIFT_OPS:
+                width = (t.bits - 1).bit_length()
+                arith = ">>>" if (o == ">>" and t.signed) else o
+                return combine(t, [a, b], lambda x, y: f"{x} {arith} {y}[{width - 1}:0]")
+            return combine(t, [a, b], lambda x, y: f"{x} {o} {y}")
         if isinstance(e, E.Select):
             c, x, y = go(e.cond), go(e.if_true), go(e.if_false)
-            return dp.wire(t, f"({c} != 0) ? {x} : {y}")
+            return combine(t, [c, x, y], lambda cc, xx, yy: f"({cc} != 0) ? {xx} : {yy}")
         if isinstance(e, E.Call):
-            raise CompileError(loc, f"`{e.func}` has no RTL implementation yet")
+            args = [go(a) for a in e.args]
+            return dp.instance(op(f"{CALL_NAMES[e.func]}.{fmt(t)}"), args, t)
         raise AssertionError(e)
 
-    out = go(e)
-    return dp, out
+    return dp, go(e)

@@ -108,6 +108,27 @@ def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int]):
     return outs, decls, conns
 
 
+def _route(outs: list[dict], source: str = "out_route") -> tuple[list[str], list[str]]:
+    """Pack, per iteration, which output channels get the value and at which buffer slots; and unpack it."""
+    fields, unpack, bit = [], [], 0
+    for o in outs:
+        if o["kind"] == "buffer":
+            fields.append(f"slot_{o['chan']}[{o['aw'] - 1}:0]")
+            unpack.append(f"[{o['aw'] - 1}:0] oa_{o['chan']} = {source}[{bit + o['aw'] - 1}:{bit}]")
+            bit += o["aw"]
+        fields.append(f"when_{o['chan']}")
+        unpack.append(f"om_{o['chan']} = {source}[{bit}]")
+        bit += 1
+    if not fields:
+        fields.append("1'b0")
+    fields.reverse()  # a concatenation lists the most significant field first
+    return fields, unpack
+
+
+def _route_width(outs: list[dict]) -> int:
+    return sum(1 + (o["aw"] if o["kind"] == "buffer" else 0) for o in outs)
+
+
 def _mem_conns(array: str, prefix: str, with_rsp: bool) -> list[tuple[str, str]]:
     """Unit memory ports to top signals: requests may go through the array's arbiter, responses not."""
     conns = [(f"mem_{n}", f"{array}_{prefix}{n}") for n in ("req_valid", "req_ready", "req_addr", "req_write",
@@ -145,6 +166,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     mem_by_name = {m["name"]: m for m in mems}
 
     procs = []
+    operators: dict = {}
     for proc in net.processes:
         module = f"{kernel}_{proc.name}".lower()
         ctl = control(proc, values)
@@ -161,11 +183,15 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 return pw_aff_expr(drop_params(e.expr, values), names)
 
             reads = {r.id: f"pv_p{k}" for k, r in enumerate(st.reads)}
-            dp, result = datapath.build(st.expr, reads, scalar_ports, affine, st.loc)
+            dp, result = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, operator_library())
+            operators.update(dp.modules)
             t: ScalarType = program.arrays[st.write.array].type
             decls = [f"input {'signed ' if s['signed'] else ''}[{s['width'] - 1}:0] {s['port']}" for s in sc]
+            fields, unpack = _route(outs)
             ctx.update(text=st.text.replace("\n", " "), port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
-                       datapath=dp.lines, result=result, width=t.bits, signed=t.signed)
+                       datapath=dp.lines, regs=dp.regs, stages=dp.depth, result=dp.at(result, dp.depth),
+                       width=t.bits, signed=t.signed, ctl_fields=fields, ctl_width=max(1, _route_width(outs)),
+                       unpack=unpack)
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
         else:
@@ -174,16 +200,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             address = linear_address(proc, m["shape"], values)
             if proc.kind == ProcessKind.LOAD:
                 outs, out_decls, out_conns = _out_ports(net, proc, values)
-                fields, unpack, bit = [], [], 0
-                for o in outs:
-                    if o["kind"] == "buffer":
-                        fields.append(f"slot_{o['chan']}[{o['aw'] - 1}:0]")
-                        unpack.append(f"[{o['aw'] - 1}:0] oa_{o['chan']} = head[{bit + o['aw'] - 1}:{bit}]")
-                        bit += o["aw"]
-                    fields.append(f"when_{o['chan']}")
-                    unpack.append(f"om_{o['chan']} = head[{bit}]")
-                    bit += 1
-                fields.reverse()  # concatenation lists the most significant field first
+                fields, unpack = _route(outs, source="head")
+                bit = _route_width(outs)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
                            port_decls=out_decls, address=address)
@@ -199,6 +217,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         design.rtl[f"{module}.v"] = text
         procs.append({"name": proc.name, "module": module, "connections": conns})
 
+    for spec in sorted(operators.values(), key=lambda s: s.module):
+        design.rtl[f"{spec.module}.v"] = spec.render()
     channels = [_chan_view(c) for c in net.channels]
     kinds = {c.kind for c in net.channels}
     if kinds & {ChannelKind.FIFO, ChannelKind.FIFO_MULT}:
@@ -223,8 +243,21 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     return design
 
 
+def operator_library() -> dict:
+    """Every datapath operator available, by key (see datapath.py for the key scheme)."""
+    lib: dict = {}
+    for mod in ("fp_arith", "fp_convert"):
+        try:
+            lib.update(__import__(f"hls.rtl.{mod}", fromlist=["OPERATORS"]).OPERATORS)
+        except ImportError:
+            continue
+    return lib
+
+
 def _check_float(net: ProcessNetwork) -> None:
+    """Fail early, at the statement, when an operator the datapath needs is not in the library."""
+    lib = operator_library()
     for p in net.iter_compute():
         st = net.program.statement(p.statement)
-        if any(e.type.is_float for e in walk(st.expr)):
+        if any(e.type.is_float for e in walk(st.expr)) and not lib:
             raise CompileError(st.loc, "floating-point arithmetic has no RTL implementation yet (use `sim --dpn-only`)")
