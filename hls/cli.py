@@ -145,10 +145,14 @@ def _traffic(program, tables, net) -> dict:
         live_out |= {(arr, tuple(p)) for p in iu.points(m.range()).tolist()}
     n_compute = sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE)
     compulsory = len(live_in) + len(live_out)
+    # Memory bandwidth: one word per cycle on each array's port (the simulation memory's default).
+    ports = len({p.array for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)})
+    words_per_cycle = max(1, ports)
     return {
         "statement_instances": instances,
         "compulsory_words": compulsory,
-        "roofline_cycles": max(-(-instances // max(1, n_compute)), compulsory),
+        "memory_words_per_cycle": words_per_cycle,
+        "roofline_cycles": max(-(-instances // max(1, n_compute)), -(-compulsory // words_per_cycle)),
     }
 
 
