@@ -279,7 +279,7 @@ def test_invalid_utf8(tmp_path: Path) -> None:
     path = tmp_path / "latin1.c"
     path.write_bytes(b"/* caf\xe9 */\nvoid k(void) {}\n")
     err = error_of(str(path))
-    assert err.loc is not None and (err.loc.line, err.loc.col) == (1, 8)  # the offending byte
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (1, 7)  # the offending byte
     assert "UTF-8" in err.message
 
 
