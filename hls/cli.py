@@ -58,7 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                            ("sim", "compile, run against gcc on random inputs, compare bit for bit")):
         c = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
         _common(c)
-        c.add_argument("--tile", default="none", help="auto | none | T1,T2,... (only `none` so far)")
+        c.add_argument("--tile", default="none",
+                       help="auto | none | T1,T2,...: tile the outer loops (default none: untiled network)")
+        c.add_argument("--local-words", type=int, default=8192, metavar="W",
+                       help="local memory budget for --tile auto, in words (default 8192)")
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
         c.add_argument("--directives", metavar="FILE", help="directives file")
         if name == "compile":
@@ -99,7 +102,7 @@ def _options(args: argparse.Namespace):
             raise UsageError(f"--directives {directives}: no such file")
         raise UsageError("--directives: directive files are not supported yet")
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
-                   getattr(args, "tile", "none"), getattr(args, "parallel", 1))
+                   getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -169,7 +172,7 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
     try:
         design = generate(res.network)
     except CompileError as e:
-        if "floating-point" not in e.message:
+        if "floating-point" not in e.message and "no hardware operator" not in e.message:
             raise
         note = f"RTL not generated: {e.message} ({e.loc})"
         print(f"dpn-synth: warning: {note}", file=sys.stderr)

@@ -14,7 +14,8 @@ from typing import Callable, Mapping, Optional, Sequence
 from .diagnostics import UsageError
 from .dpn.channels import size_channels, type_channels
 from .dpn.network import ProcessNetwork
-from .dpn.partition import build_ppn
+from .dpn.partition import build_network
+from .dpn.tiling import DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, tile_program
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
@@ -23,7 +24,7 @@ from .frontend.params import restrict_params
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
 
-PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "partition", "type-channels", "size-channels")
+PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "type-channels", "size-channels")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Options:
     params: Mapping[str, int] = field(default_factory=dict)
     tile: str = "none"
     parallel: int = 1
+    local_words: int = DEFAULT_LOCAL_WORDS
 
 
 @dataclass
@@ -51,6 +53,8 @@ def _dump(name: str, ir: object) -> str:
         return program_to_text(ir)
     if isinstance(ir, ProcessNetwork):
         return json.dumps(network_to_json(ir), indent=2) + "\n"
+    if isinstance(ir, Tiling):
+        return f"tiling: {ir.describe()} ({ir.reason})\nband dims: {ir.band_dims}\nschedule: {ir.schedule}\n"
     if isinstance(ir, ParsedKernel):
         from pycparser import c_generator
 
@@ -75,10 +79,9 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     """Run the passes up to `until`.  With `symbolic`, parameters not given stay symbolic (analyze)."""
     if dump_after is not None and dump_after not in PASSES:
         raise UsageError(f"--dump-after: unknown pass `{dump_after}` (passes: {', '.join(PASSES)})")
-    if opts.tile not in ("none",):
-        raise UsageError(f"--tile {opts.tile}: tiling is not implemented yet; use --tile none")
+    tile_sizes = parse_tile_option(opts.tile)
     if opts.parallel != 1:
-        raise UsageError("--parallel needs tiling, which is not implemented yet")
+        raise UsageError("--parallel is not implemented yet (only --parallel 1)")
     t0 = time.perf_counter()
 
     def after(name: str, ir: object) -> None:
@@ -104,7 +107,14 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     after("dataflow", program)
     if until == "dataflow" or symbolic:
         return Compiled(kernel, program, None, None, time.perf_counter() - t0)
-    net = build_ppn(program)
+    if tile_sizes is None:
+        tiling = no_tiling(program)
+    elif not tile_sizes:
+        tiling = auto_tiling(program, local_words=opts.local_words)
+    else:
+        tiling = tile_program(program, tile_sizes)
+    after("tile", tiling)
+    net = build_network(program, tiling)
     after("partition", net)
     net = type_channels(net)
     after("type-channels", net)

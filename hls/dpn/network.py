@@ -57,6 +57,7 @@ class Process:
     statement: Optional[str] = None
     array: Optional[str] = None
     instance: Optional[isl.Map] = None  # domain -> statement instance (compute processes)
+    band_dims: int = 0  # load/store: leading domain dimensions naming the tile band (then the element)
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,6 +100,7 @@ class ProcessNetwork:
         self.program = program
         self.time_dims = time_dims
         self.stage = stage
+        self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
         self.graph = nx.MultiDiGraph()
         self.notes: list[str] = []
 
@@ -149,6 +151,7 @@ class ProcessNetwork:
         n = ProcessNetwork(self.program, self.time_dims, self.stage)
         n.graph = self.graph.copy()
         n.notes = list(self.notes)
+        n.tiling = self.tiling
         return n
 
     def with_channels(self, channels: list[Channel], stage: Stage) -> "ProcessNetwork":
@@ -159,6 +162,7 @@ class ProcessNetwork:
         for c in channels:
             n.add_channel(c)
         n.notes = list(self.notes)
+        n.tiling = self.tiling
         return n
 
     def verify(self) -> None:

@@ -1,21 +1,30 @@
-"""The untiled partition (PPN, section 5.1 of the reference): one process per statement.
+"""The DPN partition (section 5.2 of the reference), of which the untiled PPN is the one-band case.
 
-Compute process `S<k>` runs statement S<k> in its original order.  `LOAD_<A>` brings every live-in
-element of argument array A from memory once, just before its first read; `STORE_<A>` writes every
-live-out element right after its last write.  There is one channel per (producer statement, read
-access) pair of direct dependences, plus LOAD -> reader and last writer -> STORE channels.
+Compute process `S<k>` runs statement S<k> in the tiled order.  Tile bands are reuse units: a
+dependence whose source and sink lie in one band flows through an on-chip channel; one that crosses
+bands goes through off-chip memory: the source's value goes to `STORE_<A>`, which writes the last
+value of each element per band (LASTWRITE), and `LOAD_<A>` reads it back for the later band, once
+per band and element, just before its first read there (FIRSTREAD, communication coalescing of
+Theorems 4.1/4.2).  Values from before the kernel are loaded the same way.  Untiled, there is a single
+band: every element is loaded once before its first read and stored once after its last write.
 
-Global time: the original 2d+1 schedule followed by two dimensions that place a load just before
-the reading instance (0, read index), the instance itself (1, 0) and a store just after (2, 0).
+Memory order is explicit: token channels make a load wait for the store it must see (read after
+write through memory) and a store wait for the last load that must not see it (write after read).
+
+Global time: the tiled schedule followed by two dimensions that place a load just before the reading
+instance (0, read index), the instance itself (1, 0) and a store just after (2, 0).
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 import islpy as isl
 
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .network import Channel, Process, ProcessKind, ProcessNetwork, renamed
+from .tiling import Tiling, no_tiling
 
 LOAD_SLOT, COMPUTE_SLOT, STORE_SLOT = 0, 1, 2
 
@@ -34,76 +43,152 @@ def store_name(array: str) -> str:
     return f"STORE_{array}"
 
 
+def _band_of(sched: isl.Map, band_dims: int) -> isl.Map:
+    """S[x] -> [band coordinates]: the leading `band_dims` tiled time dimensions."""
+    n = sched.dim(isl.dim_type.out)
+    return sched.project_out(isl.dim_type.out, band_dims, n - band_dims)
+
+
+def _union_maps(maps: list[isl.Map]) -> Optional[isl.Map]:
+    out = None
+    for m in maps:
+        out = m if out is None else out.union(m)
+    return out
+
+
 def build_ppn(program: PolyProgram) -> ProcessNetwork:
-    """Partition a bound, analyzed program into the untiled process network."""
+    """The untiled process network (one band)."""
+    return build_network(program, no_tiling(program))
+
+
+def build_network(program: PolyProgram, tiling: Tiling) -> ProcessNetwork:
+    """Partition a bound, analyzed program into the process network of `tiling`."""
     assert program.is_bound and program.flow is not None
     flow = program.flow
-    first = program.statements[0]
-    time_dims = program.statement_schedule(first.name).dim(isl.dim_type.out) + 2
+    nb = tiling.band_dims
+    sched = {s.name: isl.Map.from_union_map(tiling.schedule.intersect_domain(isl.UnionSet.from_set(s.domain)))
+             for s in program.statements}
+    time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
-    sched = {s.name: program.statement_schedule(s.name) for s in program.statements}
+    net.tiling = tiling
+    band = {s: _band_of(m, nb) for s, m in sched.items()}
 
-    # Load processes: one per argument array with live-in reads, elements ordered by first read.
+    def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
+        """(pairs inside one band, pairs crossing bands) of a dependence relation."""
+        same = rel.intersect(band[src].apply_range(band[snk].reverse()))
+        return same, rel.subtract(same)
+
+    # Which reads go to memory (live-in, or produced in an earlier band) and which writes must reach it.
     read_index = {r.id: k for k, r in enumerate(r for s in program.statements for r in s.reads)}
+    local: list[tuple[str, isl.Map, str]] = []  # (source statement, relation, read access)
+    mem_reads: dict[str, isl.Map] = {}  # read access -> { S[y] -> LOAD_A[b, m] }
+    mem_writes: dict[str, list[isl.Map]] = {}  # array -> [{ S[x] -> STORE_A[b, m] }]
+    for st in program.statements:
+        for r in st.reads:
+            from_memory = [flow.live_in[r.id].domain()] if r.id in flow.live_in else []
+            for d in flow.into(r.id):
+                same, cross = split(d.relation, d.source, st.name)
+                if not same.is_empty():
+                    local.append((d.source, same.coalesce(), r.id))
+                if not cross.is_empty():
+                    from_memory.append(cross.range())
+                    src = program.statement(d.source)
+                    w = band[d.source].flat_range_product(src.write.relation).intersect_domain(cross.domain())
+                    mem_writes.setdefault(r.array, []).append(w.set_tuple_name(isl.dim_type.out, store_name(r.array)))
+            if from_memory:
+                ys = _union_maps(from_memory).coalesce()
+                m = band[st.name].flat_range_product(r.relation).intersect_domain(ys)
+                mem_reads[r.id] = m.set_tuple_name(isl.dim_type.out, load_name(r.array)).coalesce()
+    for wid, m in flow.live_out.items():
+        acc = program.access(wid)
+        w = band[acc.statement].flat_range_product(acc.relation).intersect_domain(m.domain())
+        mem_writes.setdefault(acc.array, []).append(w.set_tuple_name(isl.dim_type.out, store_name(acc.array)))
+
+    # Load processes: per band, each element once, just before its first read in the band.
     firsts: dict[str, isl.Map] = {}
-    for rid, m in flow.live_in.items():
+    for rid, m in mem_reads.items():
         acc = program.access(rid)
         t = m.reverse().apply_range(_extend(sched[acc.statement], LOAD_SLOT, read_index[rid]))
         firsts[acc.array] = t if acc.array not in firsts else firsts[acc.array].union(t)
     for array in sorted(firsts, key=list(program.arrays).index):
         s = firsts[array].lexmin().coalesce()
-        name = load_name(array)
-        s = renamed(s, {array: name})
-        net.add_process(Process(name, ProcessKind.LOAD, s.domain().coalesce(), s, program.arrays[array].loc,
-                                array=array))
-    # Compute processes.
+        net.add_process(Process(load_name(array), ProcessKind.LOAD, s.domain().coalesce(), s,
+                                program.arrays[array].loc, array=array, band_dims=nb))
     for st in program.statements:
         net.add_process(Process(st.name, ProcessKind.COMPUTE, st.domain, _extend(sched[st.name], COMPUTE_SLOT, 0),
                                 st.loc, statement=st.name, instance=isl.Map.identity(
                                     isl.Space.map_from_set(st.domain.get_space())).intersect_domain(st.domain)))
-    # Store processes: live-out elements, ordered by last write.
-    lasts: dict[str, isl.Map] = {}
-    for wid, m in flow.live_out.items():
-        acc = program.access(wid)
-        t = m.reverse().apply_range(_extend(sched[acc.statement], STORE_SLOT, 0))
-        lasts[acc.array] = t if acc.array not in lasts else lasts[acc.array].union(t)
-    for array in sorted(lasts, key=list(program.arrays).index):
-        name = store_name(array)
-        s = renamed(lasts[array].coalesce(), {array: name})
-        net.add_process(Process(name, ProcessKind.STORE, s.domain().coalesce(), s, program.arrays[array].loc,
-                                array=array))
+    # Store processes: per band, the last write of each element that is needed later.
+    writers: dict[str, isl.UnionMap] = {}
+    for array, ms in mem_writes.items():
+        u = isl.UnionMap.empty(ms[0].get_space().params())
+        for m in ms:
+            u = u.union(isl.UnionMap.from_map(m))
+        writers[array] = u.coalesce()  # { S[x] -> STORE_A[b, m] } over several statements
+    for array in sorted(writers, key=list(program.arrays).index):
+        t = None
+        for piece in iu.union_map_pieces(writers[array]):
+            stmt = piece.get_tuple_name(isl.dim_type.in_)
+            tp = piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0))
+            t = tp if t is None else t.union(tp)
+        t = t.coalesce()
+        net.add_process(Process(store_name(array), ProcessKind.STORE, t.domain().coalesce(), t,
+                                program.arrays[array].loc, array=array, band_dims=nb))
 
     channels: list[Channel] = []
 
-    def add(producer: str, consumer: str, rel: isl.Map, array: str, src: str, snk: str, role: str) -> None:
+    def add(producer: str, consumer: str, rel: isl.Map, array: str, src: str, snk: str, role: str,
+            mu: Optional[str] = None) -> None:
         name = f"c{len(channels)}"
         channels.append(Channel(name, producer, consumer, rel.coalesce(), array, program.arrays[array].type, src, snk,
-                                name, role))
+                                mu or name, role))
 
     for st in program.statements:
         for r in st.reads:
-            if r.id in flow.live_in:
-                add(load_name(r.array), st.name, renamed(flow.live_in[r.id].reverse(), {r.array: load_name(r.array)}),
-                    r.array, "mem", r.id, "io")
-            for d in flow.into(r.id):
-                add(d.source, st.name, d.relation, r.array, f"{d.source}.w", r.id, "local")
-    for wid, m in flow.live_out.items():
-        acc = program.access(wid)
-        add(acc.statement, store_name(acc.array), renamed(m, {acc.array: store_name(acc.array)}), acc.array, wid,
-            "mem", "io")
-    # Memory order: an element both loaded and stored must be loaded before the store overwrites it
-    # (a write-after-read through off-chip memory).  A token channel LOAD_A -> STORE_A enforces it.
-    for array in firsts:
-        if array not in lasts:
-            continue
-        both = renamed(net.process(load_name(array)).domain, {load_name(array): array}).intersect(
-            renamed(net.process(store_name(array)).domain, {store_name(array): array}))
-        if both.is_empty():
-            continue
-        ident = isl.Map.identity(isl.Space.map_from_set(both.get_space())).intersect_domain(both)
-        add(load_name(array), store_name(array), renamed(ident, {array: load_name(array)}).set_tuple_name(
-            isl.dim_type.out, store_name(array)), array, "mem", "order", "order")
+            if r.id in mem_reads:
+                add(load_name(r.array), st.name, mem_reads[r.id].reverse(), r.array, "mem", r.id, "io")
+            for src, rel, rid in local:
+                if rid == r.id:
+                    add(src, st.name, rel, r.array, f"{src}.w", r.id, "local")
+    for array in sorted(writers, key=list(program.arrays).index):
+        for piece in iu.union_map_pieces(writers[array]):
+            stmt = piece.get_tuple_name(isl.dim_type.in_)
+            add(stmt, store_name(array), piece, array, f"{stmt}.w", "mem", "io")
+    for producer, consumer, rel, array in _memory_order(net, program):
+        add(producer, consumer, rel, array, "mem", "order", "order")
     for c in channels:
         net.add_channel(c)
     net.verify()
     return net
+
+
+def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
+    """Token channels between the load and store processes of each array.
+
+    A load must wait for the last store of its element before it (read after write through memory);
+    a store must wait for the last load of its element before it (write after read).  Stores of one
+    array are issued in order by one unit, so write-after-write needs nothing."""
+    out = []
+    for array in program.arrays:
+        ld, st = load_name(array), store_name(array)
+        if ld not in net.graph or st not in net.graph:
+            continue
+        pl, ps = net.process(ld), net.process(st)
+        nd = program.arrays[array].ndim
+
+        def elements(p) -> isl.Map:
+            """(band, m) -> the memory word m it accesses."""
+            n = p.domain.dim(isl.dim_type.set)
+            m = isl.Map.identity(isl.Space.map_from_set(p.domain.get_space())).intersect_domain(p.domain)
+            return m.project_out(isl.dim_type.out, 0, n - nd).set_tuple_name(isl.dim_type.out, f"{array}_mem")
+
+        loads, stores = elements(pl), elements(ps)
+        schedule = isl.UnionMap.from_map(pl.schedule).union(isl.UnionMap.from_map(ps.schedule))
+        for sink, source, prod, cons in ((loads, stores, st, ld), (stores, loads, ld, st)):
+            info = isl.UnionAccessInfo.from_sink(isl.UnionMap.from_map(sink)).set_must_source(
+                isl.UnionMap.from_map(source)).set_schedule_map(schedule)
+            deps = info.compute_flow().get_must_dependence()
+            for m in iu.union_map_pieces(deps):
+                if not m.is_empty():
+                    out.append((prod, cons, m.coalesce(), array))
+    return out

@@ -18,12 +18,15 @@ def network_to_json(net: ProcessNetwork) -> dict:
         "kernel": net.program.name,
         "stage": net.stage.name,
         "time_dims": net.time_dims,
+        "tiling": None if net.tiling is None else {
+            "sizes": list(net.tiling.sizes), "skew": [list(r) for r in net.tiling.skew],
+            "band_dims": net.tiling.band_dims, "schedule": str(net.tiling.schedule), "reason": net.tiling.reason},
         "params": net.program.param_values(),
         "processes": [
             {
                 "name": p.name, "kind": p.kind.value, "domain": str(p.domain), "schedule": str(p.schedule),
                 "statement": p.statement, "array": p.array, "loc": str(p.loc),
-                "instance": None if p.instance is None else str(p.instance),
+                "instance": None if p.instance is None else str(p.instance), "band_dims": p.band_dims,
             }
             for p in net.processes
         ],
@@ -56,6 +59,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
         net.add_process(Process(
             p["name"], ProcessKind(p["kind"]), isl.Set(p["domain"]), isl.Map(p["schedule"]), _loc(p["loc"]),
             p["statement"], p["array"], None if p["instance"] is None else isl.Map(p["instance"]),
+            p.get("band_dims", 0),
         ))
     for c in data["channels"]:
         net.add_channel(Channel(

@@ -125,6 +125,8 @@ class Simulator:
             elif p.kind == ProcessKind.STORE:
                 self.ports[p.name] = [("mem", [s for s in self.inputs[p.name] if s.c.sink_port == "mem"]),
                                       ("order", [s for s in self.inputs[p.name] if s.c.sink_port == "order"])]
+            else:
+                self.ports[p.name] = [("order", [s for s in self.inputs[p.name] if s.c.sink_port == "order"])]
         self.is_int = {k: a.type.is_int for k, a in self.program.arrays.items()}
         self.steps = 0
         self.loaded = 0
@@ -182,7 +184,15 @@ class Simulator:
         it = pr.current
         if pr.phase == "read":
             if proc.kind == ProcessKind.LOAD:
-                v = self.mem[proc.array][it]
+                for _port, states in self.ports[name]:
+                    s, x = self._port_source(states, it, optional=True)
+                    if s is None:
+                        continue
+                    why = self._read_ready(s, x, it)
+                    if why is not None:
+                        return Blocked(name, it, "read", s.c.name, why)
+                    self._do_read(s, x, it)
+                v = self.mem[proc.array][it[proc.band_dims:]]
                 pr.pending = int(v) if self.is_int[proc.array] else v
                 self.loaded += 1
             else:
@@ -197,9 +207,9 @@ class Simulator:
                     picks.append((s, x))
                 vals = [self._do_read(s, x, it) for s, x in picks]
                 if proc.kind == ProcessKind.STORE:
-                    self.mem[proc.array][it] = vals[0]
+                    self.mem[proc.array][it[proc.band_dims:]] = vals[0]
                     self.stored += 1
-                    self._advance(pr)
+                    pr.phase = "write"  # then the order tokens, if any
                     return None
                 try:
                     pr.pending = self.exprs[name](self.tables.process(name).iterations[pr.pos], vals)

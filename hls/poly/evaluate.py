@@ -49,17 +49,25 @@ def _linear_form(pa: isl.PwAff, params: Mapping[str, int]) -> tuple[list[int], i
     return coefs, c0
 
 
+def _cvtt(f: float, bits: int) -> int:
+    """x86 cvttsd2si/cvttss2si: truncation; NaN and out-of-range give the "integer indefinite" value."""
+    if math.isnan(f) or math.isinf(f) or not (-(2.0 ** (bits - 1)) <= math.trunc(f) < 2.0 ** (bits - 1)):
+        return -(1 << (bits - 1))
+    return int(f)
+
+
 def _int_cast(v: Value, src: ScalarType, dst: ScalarType) -> int:
     if src.is_int:
         return dst.wrap(int(v))
-    # Float to integer: truncation; out-of-range and NaN follow x86 cvttsd2si ("integer indefinite").
     f = float(v)
-    bits = 64 if dst.bits == 64 or (dst.bits == 32 and not dst.signed) else 32
-    if math.isnan(f) or not (-(2.0 ** (bits - 1)) <= math.trunc(f) < 2.0 ** (bits - 1)):
-        if dst.bits == 64 and not dst.signed and not math.isnan(f) and 0 <= f < 2.0 ** 64:
-            return dst.wrap(int(f))
-        return dst.wrap(-(1 << (bits - 1)))
-    return dst.wrap(int(f))
+    if dst.bits == 64 and not dst.signed:
+        # gcc: below 2^63 convert directly, else convert x - 2^63 and flip the top bit
+        if not f >= 2.0 ** 63:  # NaN takes this branch too
+            return dst.wrap(_cvtt(f, 64))
+        return dst.wrap(_cvtt(f - 2.0 ** 63, 64) ^ (1 << 63))
+    if dst.bits == 64 or (dst.bits == 32 and not dst.signed):
+        return dst.wrap(_cvtt(f, 64))  # uint32 goes through a 64-bit conversion
+    return dst.wrap(_cvtt(f, 32))  # 32-bit and narrower: a 32-bit conversion, then truncation
 
 
 def _float_cast(v: Value, src: ScalarType, dst: ScalarType) -> Value:

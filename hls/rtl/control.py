@@ -110,7 +110,7 @@ def last_reads(c: Channel, cons: Process) -> isl.Set:
 
 def linear_address(proc: Process, shape: list[int], values: dict[str, int]) -> str:
     """Row-major element address of a load/store iteration (its point is the element)."""
-    names = dim_names(proc.domain.dim(isl.dim_type.set))
+    names = dim_names(proc.domain.dim(isl.dim_type.set))[proc.band_dims:]  # (band, element)
     terms, stride = [], 1
     for k in reversed(range(len(shape))):
         terms.append(names[k] if stride == 1 else f"{stride} * {names[k]}")

@@ -126,8 +126,9 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             if t.is_float:  # integer to floating point, through a 32/64-bit integer
                 wide = ScalarType("int", max(32, s.bits), s.signed)
                 return dp.instance(op(f"cvt.{int_key(s)}.{fmt(t)}"), [conv(src, s, wide)], t)
-            wide = ScalarType("int", max(32, t.bits), t.signed)
-            return conv(dp.instance(op(f"cvt.{fmt(s)}.{int_key(t)}"), [src], wide), wide, t)
+            # gcc converts to types narrower than 32 bits through a signed 32-bit conversion, then truncates
+            wide = ScalarType("int", t.bits, t.signed) if t.bits >= 32 else INT32
+            return conv(dp.instance(op(f"cvt.{fmt(s)}.{int_key(wide)}"), [src], wide), wide, t)
         if t.bits == s.bits:
             return combine(t, [src], lambda a: a)
         if t.bits < s.bits:
@@ -146,8 +147,10 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
                 return dp.wire(t, f"{t.bits}'h{bits:x}", 0)
             return dp.wire(t, literal(int(e.value), t), 0)
         if isinstance(e, E.ArrayRead):
+            dp.types.setdefault(reads[e.access], t)
             return reads[e.access]
         if isinstance(e, E.ScalarArg):
+            dp.types.setdefault(scalars[e.name], t)
             return scalars[e.name]
         if isinstance(e, E.AffineValue):
             return conv(dp.wire(INT32, affine(e), 0), INT32, t)

@@ -200,20 +200,22 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             address = linear_address(proc, m["shape"], values)
             if proc.kind == ProcessKind.LOAD:
                 outs, out_decls, out_conns = _out_ports(net, proc, values)
+                ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)])
                 fields, unpack = _route(outs, source="head")
                 bit = _route_width(outs)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
-                           port_decls=out_decls, address=address)
+                           ports=ports, port_decls=in_decls + out_decls, address=address)
                 text = render("load_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, "ld_" if shared else "", True) + out_conns
+                conns = _mem_conns(proc.array, "ld_" if shared else "", True) + in_conns + out_conns
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
                                                                           ("order", "memory order", True)])
-                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, port_decls=in_decls,
-                           address=address, data_port=ports[0]["signal"])
+                outs, out_decls, out_conns = _out_ports(net, proc, values)
+                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
+                           port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"])
                 text = render("store_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, "st_" if shared else "", False) + in_conns
+                conns = _mem_conns(proc.array, "st_" if shared else "", False) + in_conns + out_conns
         design.rtl[f"{module}.v"] = text
         procs.append({"name": proc.name, "module": module, "connections": conns})
 
