@@ -29,13 +29,15 @@ def _compiled(path):
     return run(Options(str(path), params=example_params(path)))
 
 
+@pytest.mark.parametrize("tile", ["none", "auto"])
 @pytest.mark.parametrize("path", INTEGER, ids=ids(INTEGER))
-def test_rtl_matches_gcc(path, rtl_cache, tmp_path):
-    res = _compiled(path)
+def test_rtl_matches_gcc(path, tile, rtl_cache, tmp_path):
+    res = run(Options(str(path), params=example_params(path), tile=tile))
     design = generate(res.network)
     rtl_files, _ = write_design(design, tmp_path / "lint")
     assert lint_verilator(rtl_files, design.top) == []
-    for seed, stall in ((0, 0.0), (1, 0.3)):
+    runs = ((0, 0.0), (1, 0.3)) if tile == "none" else ((2, 0.3),)
+    for seed, stall in runs:
         inputs = random_inputs(res.program, seed)
         expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
         GccReference(res.kernel).run({**inputs, **expected})
