@@ -299,6 +299,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         "words_stored": stored,
         **_traffic(res.program, res.tables, res.network),
         **stats,
+        **(res.fifo_stats or {}),
+        "tiling": res.network.tiling.describe() if res.network.tiling is not None else "none",
         "seconds_compile": round(res.seconds, 3),
         "seconds_reference": round(t1 - t0, 3),
         "seconds_sim": round(t2 - t1, 3),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from .diagnostics import UsageError
-from .dpn.channels import size_channels, type_channels
+from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels
 from .dpn.network import ProcessNetwork
 from .dpn.partition import build_network
 from .dpn.tiling import DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, tile_program
@@ -46,6 +46,7 @@ class Compiled:
     network: Optional[ProcessNetwork]
     tables: Optional[NetworkTables]
     seconds: float
+    fifo_stats: Optional[dict] = None
 
 
 def _dump(name: str, ir: object) -> str:
@@ -117,8 +118,13 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     net = build_network(program, tiling)
     after("partition", net)
     net = type_channels(net)
+    typed = net
+    net = fifoize(net)
     after("type-channels", net)
     tables = NetworkTables(net)
     net = size_channels(net, tables)
     after("size-channels", net)
-    return Compiled(kernel, program, net, tables, time.perf_counter() - t0)
+    fifo_stats = None
+    if tiling.is_tiled:
+        fifo_stats = fifo_recovery_stats(type_channels(build_network(program, no_tiling(program))), typed, net)
+    return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats)

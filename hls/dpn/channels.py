@@ -106,3 +106,57 @@ def size_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> P
     assert net.stage >= Stage.TYPED
     tables = tables or NetworkTables(net)
     return net.with_channels([size_channel(c, net, tables) for c in net.channels], Stage.SIZED)
+
+
+def _prefix_order(dims: int, k: int, strict_at: bool) -> isl.Map:
+    """{t -> t' : t and t' agree on the first k-1 dims (k dims if not strict_at), t_k-1 < t'_k-1 if strict_at}."""
+    a = [f"a{i}" for i in range(dims)]
+    b = [f"b{i}" for i in range(dims)]
+    eq = [f"a{i} = b{i}" for i in range(k - 1 if strict_at else k)]
+    if strict_at:
+        eq.append(f"a{k - 1} < b{k - 1}")
+    return isl.Map(f"{{ [{', '.join(a)}] -> [{', '.join(b)}] : {' and '.join(eq) or 'true'} }}")
+
+
+def split_by_depth(c: Channel, net: ProcessNetwork, tile_dims: int) -> list[isl.Map]:
+    """SPLIT of Fig. 5.11: the dependences crossing each tiling hyperplane, and those inside a tile."""
+    p, q = net.process(c.producer), net.process(c.consumer)
+    dims = p.schedule.dim(isl.dim_type.out)
+    parts = []
+    for k in range(1, tile_dims + 1):
+        order = p.schedule.apply_range(_prefix_order(dims, k, True)).apply_range(q.schedule.reverse())
+        parts.append(c.relation.intersect(order))
+    same = p.schedule.apply_range(_prefix_order(dims, tile_dims, False)).apply_range(q.schedule.reverse())
+    parts.append(c.relation.intersect(same))
+    return [m.coalesce() for m in parts if not m.is_empty()]
+
+
+def fifoize(net: ProcessNetwork) -> ProcessNetwork:
+    """Split every non-FIFO channel by depth; keep the split when all its parts are FIFOs (Theorem 5.3)."""
+    tiling = getattr(net, "tiling", None)
+    tile_dims = 0 if tiling is None or not tiling.is_tiled else tiling.band_dims + 1
+    if tile_dims == 0:
+        return net
+    out: list[Channel] = []
+    for c in net.channels:
+        if c.kind == ChannelKind.FIFO or c.role == "order":
+            out.append(c)
+            continue
+        parts = split_by_depth(c, net, tile_dims)
+        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net) for k, m in enumerate(parts)]
+        if len(typed) > 1 and all(t.kind == ChannelKind.FIFO for t in typed):
+            out.extend(typed)
+        else:
+            out.append(c)
+    return net.with_channels(out, Stage.TYPED)
+
+
+def fifo_recovery_stats(ppn: ProcessNetwork, dpn_before: ProcessNetwork, dpn_after: ProcessNetwork) -> dict:
+    """Table 5.4's columns: FIFOs of the untiled network, how many tiling broke, how many splitting restored."""
+    ppn_fifos = {c.ppn_channel for c in ppn.channels if c.kind == ChannelKind.FIFO and c.role != "order"}
+    def broken_in(net: ProcessNetwork) -> set[str]:
+        return {c.ppn_channel for c in net.channels if c.ppn_channel in ppn_fifos and c.kind != ChannelKind.FIFO}
+    broken = broken_in(dpn_before)
+    still = broken_in(dpn_after)
+    return {"ppn_fifos": len(ppn_fifos), "fifos_broken": len(broken), "fifos_restored": len(broken - still),
+            "fifos_passed": len(ppn_fifos) - len(broken)}

@@ -140,8 +140,9 @@ def build_network(program: PolyProgram, tiling: Tiling) -> ProcessNetwork:
     def add(producer: str, consumer: str, rel: isl.Map, array: str, src: str, snk: str, role: str,
             mu: Optional[str] = None) -> None:
         name = f"c{len(channels)}"
+        mu = f"{producer}:{src}->{consumer}:{snk}"  # the same key names this flow in the untiled network
         channels.append(Channel(name, producer, consumer, rel.coalesce(), array, program.arrays[array].type, src, snk,
-                                mu or name, role))
+                                mu, role))
 
     for st in program.statements:
         for r in st.reads:

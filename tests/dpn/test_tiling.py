@@ -31,6 +31,8 @@ def _check(res, seeds=(0, 1)):
 def test_example_tiled_auto_matches_gcc(path):
     res = run(Options(str(path), params=example_params(path), tile="auto"))
     out = _check(res)
+    if res.fifo_stats is not None:  # Theorem 5.3: splitting by depth restores every FIFO tiling broke
+        assert res.fifo_stats["fifos_restored"] == res.fifo_stats["fifos_broken"], res.fifo_stats
     loads = sum(len(res.tables.process(p.name).iterations) for p in res.network.processes if p.kind == ProcessKind.LOAD)
     assert out.words_loaded == loads  # the load units move exactly their coalesced sets
 
@@ -46,6 +48,7 @@ def test_explicit_tiles_match_gcc(name, sizes):
     res = run(Options(str(path), params=example_params(path), tile=sizes))
     assert res.network.tiling.is_tiled and res.network.tiling.band_dims == len(sizes.split(",")) - 1
     _check(res, seeds=(3,))
+    assert res.fifo_stats["fifos_restored"] == res.fifo_stats["fifos_broken"], res.fifo_stats
 
 
 @pytest.mark.parametrize("name,sizes", sorted(ILLEGAL.items()))
