@@ -28,8 +28,7 @@ def analyze_dataflow(program: PolyProgram) -> PolyProgram:
     for s in program.statements:
         for r in s.reads:
             sink = isl.UnionMap.from_map(r.relation).intersect_params(program.context)
-            info = isl.UnionAccessInfo.from_sink(sink).set_must_source(writes).set_schedule_map(sched)
-            flow = info.compute_flow()
+            flow = iu.flow(sink, writes, sched)
             for m in iu.union_map_pieces(flow.get_must_dependence()):
                 m = m.coalesce()
                 if not m.is_empty():

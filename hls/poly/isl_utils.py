@@ -128,3 +128,15 @@ def union(items: Iterable, empty):
 
 def tuple_name(m) -> str:
     return m.get_tuple_name(isl.dim_type.set) if isinstance(m, isl.Set) else m.get_tuple_name(isl.dim_type.in_)
+
+
+def flow(sink: isl.UnionMap, must_source: isl.UnionMap, schedule: isl.UnionMap) -> isl.UnionFlow:
+    """Exact dataflow (isl compute_flow) of `sink` reads from `must_source` writes under `schedule`.
+
+    The schedule is given to isl as a schedule tree: with the same schedule as a plain map
+    (`set_schedule_map`), this isl version returned a wrong last writer on a strided loop nest
+    (tests/regressions/fuzz_5e298b25.c)."""
+    domain = schedule.domain()
+    tree = isl.Schedule.from_domain(domain).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(schedule))
+    info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must_source).set_schedule(tree)
+    return info.compute_flow()

@@ -117,6 +117,7 @@ def _fmul_context(fmt: FpFormat) -> dict:
         "lzc_pad_bits": 1 << lzc_bits,
         "shift_bits": shift_max.bit_length(),
         "shift_max": shift_max,
+        "sticky_groups": (2 * sig + 7) // 8,
         "product_stages": FMUL_PRODUCT_STAGES[fmt.name],
         "latency": fmul_latency(fmt),
     }
