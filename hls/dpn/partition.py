@@ -186,7 +186,7 @@ def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, 
         loads, stores = elements(pl), elements(ps)
         schedule = isl.UnionMap.from_map(pl.schedule).union(isl.UnionMap.from_map(ps.schedule))
         for sink, source, prod, cons in ((loads, stores, st, ld), (stores, loads, ld, st)):
-            deps = iu.flow(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule).get_must_dependence()
+            deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule)
             for m in iu.union_map_pieces(deps):
                 if not m.is_empty():
                     out.append((prod, cons, m.coalesce(), array))

@@ -1,4 +1,4 @@
-"""Exact array dataflow analysis (isl `compute_flow`) and the checks that depend on it.
+"""Exact array dataflow analysis (the must-source problem of isl `compute_flow`) and its checks.
 
 For every read access we ask isl for its source function: the last write executed before it, per
 element.  Reads with no such write are live-in (their value comes from off-chip memory); the last
@@ -28,12 +28,11 @@ def analyze_dataflow(program: PolyProgram) -> PolyProgram:
     for s in program.statements:
         for r in s.reads:
             sink = isl.UnionMap.from_map(r.relation).intersect_params(program.context)
-            flow = iu.flow(sink, writes, sched)
-            for m in iu.union_map_pieces(flow.get_must_dependence()):
+            found, no_src = iu.last_writer(sink, writes, sched)
+            for m in iu.union_map_pieces(found):
                 m = m.coalesce()
                 if not m.is_empty():
                     deps.append(Dependence(m.get_tuple_name(isl.dim_type.in_), s.name, r.id, m))
-            no_src = flow.get_must_no_source()
             pieces = [m for m in iu.union_map_pieces(no_src) if not m.is_empty()]
             if pieces:
                 m = pieces[0]
