@@ -1,4 +1,4 @@
-// fixed (was xfail): dataflow mismatch: read S0.r0 at [4, 1, 1]: dataflow says S1[2, 3, 1], replay says S2[2, 3] -- passes since hls/poly/isl_utils.flow gives isl a schedule tree
+// fixed: isl compute_flow gave a wrong last writer here; hls.poly.isl_utils.last_writer computes it exactly
 // fuzz regression: seed 284 (default profile, python -m bench.fuzz); found 2026-11-22 by tests/fuzz
 // failure signature: dataflow / mismatch
 // check-seeds: 284
