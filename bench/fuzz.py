@@ -39,7 +39,7 @@ def _config(profile: str):
 
 
 def _task(args: tuple) -> dict:
-    seed, profile, rtl, timeout, cache_root, tile = args
+    seed, profile, rtl, timeout, cache_root, tile, compiles = args
     from tests.fuzz.check import Failure, Verdict, check_program
     from tests.fuzz.generator import features, generate, layout
 
@@ -51,7 +51,7 @@ def _task(args: tuple) -> dict:
         return {"seed": seed, "profile": profile, "rtl": rtl, "verdict": v.to_json(), "features": {}, "instances": 0}
     with tempfile.TemporaryDirectory(prefix="dpn-fuzz-") as tmp:
         v = check_program(program, seeds=(seed,), rtl=rtl, workdir=Path(tmp), timeout=timeout,
-                          cache_root=Path(cache_root) if cache_root else None, tile=tile)
+                          cache_root=Path(cache_root) if cache_root else None, tile=tile, compiles=compiles)
     return {"seed": seed, "profile": profile, "rtl": rtl, "verdict": v.to_json(), "features": dict(features(program)),
             "instances": layout(program).total, "seconds": round(time.perf_counter() - t0, 3)}
 
@@ -66,6 +66,16 @@ def _known_signatures() -> dict[str, str]:
         for line in lines[:6]:
             if "failure signature:" in line:
                 out[line.split("failure signature:", 1)[1].strip()] = p.name
+    return out
+
+
+def _known_bug_files() -> list[dict]:
+    """The xfail regression files (known, unfixed bugs) with their reasons."""
+    out = []
+    for p in sorted((ROOT / "tests" / "regressions").glob("*.c")):
+        first = (p.read_text(errors="replace").splitlines() or [""])[0]
+        if "xfail:" in first:
+            out.append({"file": f"tests/regressions/{p.name}", "reason": first.split("xfail:", 1)[1].strip()})
     return out
 
 
@@ -85,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per program")
     ap.add_argument("--tile", default=None, metavar="MODE",
                     help="also compile every program with --tile MODE (e.g. auto) and check that network")
+    ap.add_argument("--compiles", type=int, default=1, metavar="C",
+                    help="compile each program C times and check every distinct network / design")
     ap.add_argument("--no-shrink", action="store_true", help="do not shrink failures / write regressions")
     ap.add_argument("--shrink-seconds", type=float, default=600.0, help="time budget per shrunk failure")
     ap.add_argument("--out", type=Path, default=RESULTS)
@@ -99,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in seeds:
         rtl = _is_rtl(s, args.seed, args.rtl_every)
         tasks.append((s, "int" if rtl and args.profile not in ("int", "rtl-small") else args.profile, rtl,
-                      args.timeout, cache_root, args.tile))
+                      args.timeout, cache_root, args.tile, args.compiles))
     t0 = time.perf_counter()
     rows: list[dict] = []
     ctx = mp.get_context("spawn")
@@ -144,8 +156,17 @@ def main(argv: list[str] | None = None) -> int:
             from tests.fuzz.shrink import shrink_failure
 
             program = generate(rep["seed"], _config(rep["profile"]))
-            kw = dict(seeds=(rep["seed"],), timeout=args.timeout, cache_root=Path(cache_root), tile=args.tile)
+            kw = dict(seeds=(rep["seed"],), timeout=args.timeout, cache_root=Path(cache_root), tile=args.tile,
+                      compiles=args.compiles)
             verdict = check_program(program, rtl=sig[0] == "rtl" or rep.get("rtl", False), **kw)
+            if not verdict.has(sig) and args.compiles < 8:
+                # isl may give different (equal) representations from run to run: try several compilations
+                kw["compiles"] = 8
+                verdict = check_program(program, rtl=sig[0] == "rtl" or rep.get("rtl", False), **kw)
+                if verdict.has(sig):
+                    entry["note"] = "depends on the compilation (reproduced with --compiles 8)"
+                    if sig[0] == "rtl" and verdict.rtl_designs > 1:
+                        kw["rtl_min_designs"] = 2  # shrink: candidates with one design cannot show it
             if verdict.has(sig):
                 print(f"fuzz: shrinking seed {rep['seed']} ({_sig_text(sig)})", flush=True)
                 small, _final, path = shrink_failure(
@@ -155,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 entry["shrunk_lines"] = len(render(small).splitlines())
                 known[_sig_text(sig)] = path.name if path else ""
             else:
-                entry["note"] = "did not reproduce when re-checked (flaky?)"
+                entry["note"] = "did not reproduce when re-checked, even over 8 compilations"
         bugs.append(entry)
 
     counts = Counter("pass" if r["verdict"]["ok"] else
@@ -186,9 +207,12 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": {"check": round(seconds_check, 1), "total": round(time.perf_counter() - t0, 1)},
         "jobs": args.jobs,
         "bugs": bugs,
+        "known_bugs": _known_bug_files(),
         "features": dict(sorted(feats_programs.items())),
+        "compiles": args.compiles,
+        "nondeterministic_programs": sum(1 for r in rows if r["verdict"].get("variants", 1) > 1),
         "results": [{"seed": r["seed"], "profile": r["profile"], "ok": r["verdict"]["ok"], "rtl": r["verdict"]["rtl"],
-                     "tiling": r["verdict"].get("tiling", ""),
+                     "tiling": r["verdict"].get("tiling", ""), "variants": r["verdict"].get("variants", 1),
                      "instances": r["instances"], "seconds": r.get("seconds"),
                      "failures": [{k: f[k] for k in ("stage", "kind", "message", "where")}
                                   for f in r["verdict"]["failures"]]} for r in rows],
@@ -212,6 +236,9 @@ def _markdown(s: dict) -> str:
           "|---|---|---|---|---|---|---|---|",
           f"| {s['programs']} | {s['passed']} | {s['failed']} | {s['float_programs']} | {s['rtl']['run']} | "
           f"{s['rtl']['pass']} | {s['rtl']['skipped']} | {s['instances']['median']} / {s['instances']['max']} |", "",
+          *([f"With `--compiles {s['compiles']}`: {s['nondeterministic_programs']} programs gave more than one "
+             "distinct network over their compilations (every distinct one was checked).", ""]
+            if s.get("compiles", 1) > 1 else []),
           *([f"With `--tile {s['tile']}`: {s['tiled_programs']} programs were actually tiled (the others compiled "
              "untiled and were checked again).", ""] if s.get("tile") else []),
           "## Verdicts", "", "| verdict | programs |", "|---|---|"]
@@ -225,6 +252,8 @@ def _markdown(s: dict) -> str:
             seeds = ", ".join(map(str, b["seeds"][:10])) + (" ..." if len(b["seeds"]) > 10 else "")
             msg = b["message"].replace("|", "\\|").replace("\n", " ")[:160]
             md.append(f"| {' / '.join(x for x in b['signature'] if x)} | {seeds} | {msg} | {b['regression'] or b.get('note', '')} |")
+    md += ["", "## Known bugs (xfail regression files; a failure with the same signature is not shrunk again)", ""]
+    md += [f"- `{b['file']}`: {b['reason']}" for b in s.get("known_bugs", [])] or ["None."]
     md += ["", "## Feature coverage (programs containing each feature)", "", "| feature | programs |", "|---|---|"]
     md += [f"| {k} | {v} |" for k, v in s["features"].items()]
     return "\n".join(md) + "\n"

@@ -4,7 +4,8 @@ A file whose first line contains `xfail:` is a known, not yet fixed bug (usually
 failure saved by `tests/fuzz/shrink.py`): it is marked `xfail(strict=True)` with the rest of that
 line as the reason, so the test starts failing (XPASS) the day the bug is fixed - then delete the
 `xfail:` line.  A `check-seeds: 3 4` header line gives the input seeds that reproduce a failure
-(default: 0 and 1).
+(default: 0 and 1); `check-compiles: 8` compiles the kernel that many times and checks every distinct
+network and design (for failures that depend on which of several equal isl representations a run gets).
 """
 
 from __future__ import annotations
@@ -33,12 +34,19 @@ def _seeds(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in m.group(1).split()) if m else (0, 1)
 
 
+def _compiles(text: str) -> int:
+    m = re.search(r"check-compiles:\s*(\d+)", text)
+    return int(m.group(1)) if m else 1
+
+
 def test_regressions_exist():
     assert any(p.name == "war_through_memory.c" for p in FILES)
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in FILES])
 def test_regression(path: Path, tmp_path: Path, rtl_cache: Path):
-    v = check_file(path, seeds=_seeds(path.read_text()), rtl=True, workdir=tmp_path, cache_root=rtl_cache)
+    text = path.read_text()
+    v = check_file(path, seeds=_seeds(text), rtl=True, workdir=tmp_path, cache_root=rtl_cache,
+                   compiles=_compiles(text))
     detail = "\n".join(f.detail for f in v.failures if f.detail)[-2000:]
     assert v.ok, f"{path.name}: {v.summary()}\n{detail}"

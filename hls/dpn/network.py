@@ -17,6 +17,7 @@ import islpy as isl
 import networkx as nx
 
 from ..diagnostics import SourceLoc
+from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from ..poly.types import ScalarType
 
@@ -59,6 +60,11 @@ class Process:
     instance: Optional[isl.Map] = None  # domain -> statement instance (compute processes)
     band_dims: int = 0  # load/store: leading domain dimensions naming the tile band (then the element)
 
+    def __post_init__(self) -> None:
+        for f in ("domain", "schedule", "instance"):
+            if getattr(self, f) is not None:
+                object.__setattr__(self, f, iu.reread(getattr(self, f)))
+
 
 @dataclass(frozen=True, eq=False)
 class Channel:
@@ -80,6 +86,9 @@ class Channel:
     depth: Optional[int] = None  # words of storage (FIFO part for FIFO_MULT)
     moduli: tuple[int, ...] = ()  # buffer allocation: slot = (x_k mod moduli_k) over producer dims
     max_live: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "relation", iu.reread(self.relation))
 
     @property
     def words(self) -> int:

@@ -13,6 +13,16 @@ import numpy as np
 CTX = isl.DEFAULT_CONTEXT
 
 
+def reread(obj):
+    """`obj` read back from its printed form.
+
+    isl can leave an object in an internal state (seen after `lexmin` with existential divisions)
+    on which later operations give wrong answers (`lexmax` of its range) and whose form depends on
+    allocation order, so two runs print different but equal sets.  The printed form is always right;
+    re-reading it gives a clean object, and the network is built from such objects only."""
+    return type(obj)(str(obj), obj.get_ctx())
+
+
 def set_space(names: Sequence[str], params: Sequence[str]) -> isl.Space:
     return isl.Space.create_from_names(CTX, set=list(names), params=list(params))
 

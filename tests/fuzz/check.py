@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import re
 import signal
 import subprocess
@@ -69,6 +70,8 @@ class Verdict:
     is_float: Optional[bool] = None
     path: str = ""
     tiling: str = ""  # with `tile`: what the tiled compile did ("tiled 2,2" / "not tiled")
+    variants: int = 1  # distinct networks over `compiles` compilations
+    rtl_designs: int = 0  # distinct Verilog designs run
 
     @property
     def ok(self) -> bool:
@@ -239,8 +242,16 @@ def _copy_arrays(inputs: dict) -> dict:
 
 def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool = False,
                workdir: Optional[Path] = None, cache_root: Optional[Path] = None, timeout: Optional[float] = None,
-               cc: bool = True, stall: float = 0.3, rtl_float: bool = False, tile: Optional[str] = None) -> Verdict:
-    """Check one C file (the kernel is the function holding `#pragma scop`)."""
+               cc: bool = True, stall: float = 0.3, rtl_float: bool = False, tile: Optional[str] = None,
+               compiles: int = 1, rtl_min_designs: int = 1) -> Verdict:
+    """Check one C file (the kernel is the function holding `#pragma scop`).
+
+    With `compiles` > 1 the kernel is compiled that many times: isl may return different (equal)
+    representations from run to run, so the network and the Verilog can differ; every distinct network
+    goes through the DPN simulator and every distinct design through Verilator (`Verdict.variants`).
+    With `rtl_min_designs` = 2, Verilator is not run at all unless the compilations gave at least two
+    distinct designs (cheap rejection while shrinking a failure that only some representations show).
+    """
     from hls.diagnostics import CompileError
     from hls.dpn.simulate import simulate
     from hls.pipeline import Options, run
@@ -265,6 +276,21 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
                 v.failures.append(_exc_failure("pipeline", exc))
                 return v
             v.is_float = program_is_float(res.program)
+            variants = [res]
+            if compiles > 1:
+                from hls.dpn.serialize import network_to_json
+
+                def net_key(r) -> str:
+                    return hashlib.sha1(json.dumps(network_to_json(r.network), sort_keys=True).encode()).hexdigest()
+
+                seen = {net_key(res)}
+                for _ in range(compiles - 1):
+                    r2 = run(Options(str(path)))
+                    k2 = net_key(r2)
+                    if k2 not in seen:
+                        seen.add(k2)
+                        variants.append(r2)
+            v.variants = len(variants)
             for seed in seeds:
                 inputs = random_inputs(res.program, seed)
                 stage = "gcc"
@@ -291,18 +317,21 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
                     except Exception as exc:  # noqa: BLE001
                         v.failures.append(_exc_failure("dataflow", exc))
                 stage = "dpn"
-                try:
-                    out = simulate(res.network, _copy_arrays(inputs), seed=seed, tables=res.tables)
-                    if out.deadlock is not None:
-                        text = out.deadlock.format()
-                        v.failures.append(Failure("dpn", "deadlock", text.splitlines()[1].strip()[:300]
-                                                  if len(text.splitlines()) > 1 else text, "", text[-3000:]))
-                    else:
-                        mism = compare(expected, out.outputs)
-                        if mism:
-                            v.failures.append(_mismatch("dpn", mism))
-                except Exception as exc:  # noqa: BLE001
-                    v.failures.append(_exc_failure("dpn", exc))
+                for r in variants:
+                    try:
+                        out = simulate(r.network, _copy_arrays(inputs), seed=seed, tables=r.tables)
+                        if out.deadlock is not None:
+                            text = out.deadlock.format()
+                            v.failures.append(Failure("dpn", "deadlock", text.splitlines()[1].strip()[:300]
+                                                      if len(text.splitlines()) > 1 else text, "", text[-3000:]))
+                        else:
+                            mism = compare(expected, out.outputs)
+                            if mism:
+                                v.failures.append(_mismatch("dpn", mism))
+                    except Exception as exc:  # noqa: BLE001
+                        v.failures.append(_exc_failure("dpn", exc))
+                    if v.failures:
+                        break
                 if v.failures:
                     return v
             if tile and tile != "none":
@@ -338,18 +367,26 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
             from hls.rtl.generate import generate
             from sim.rtl_sim import run_rtl
 
-            try:
-                design = generate(res.network)
-            except CompileError as exc:
-                if "floating" in str(exc).lower():
-                    v.rtl = f"skipped: {exc.message}"
+            designs: dict[str, object] = {}
+            for r in variants:
+                try:
+                    d = generate(r.network)
+                except CompileError as exc:
+                    if "floating" in str(exc).lower():
+                        v.rtl = f"skipped: {exc.message}"
+                        return v
+                    v.failures.append(_exc_failure("rtl", exc))
+                    v.rtl = "fail"
                     return v
-                v.failures.append(_exc_failure("rtl", exc))
-                v.rtl = "fail"
-                return v
-            except Exception as exc:  # noqa: BLE001
-                v.failures.append(_exc_failure("rtl", exc))
-                v.rtl = "fail"
+                except Exception as exc:  # noqa: BLE001
+                    v.failures.append(_exc_failure("rtl", exc))
+                    v.rtl = "fail"
+                    return v
+                text = "".join(k + t for k, t in sorted(d.rtl.items()))
+                designs.setdefault(hashlib.sha1(text.encode()).hexdigest()[:10], d)
+            v.rtl_designs = len(designs)
+            if len(designs) < rtl_min_designs:
+                v.rtl = f"skipped: {len(designs)} distinct design(s) < {rtl_min_designs}"
                 return v
             seed = seeds[0]
             inputs = random_inputs(res.program, seed)
@@ -360,27 +397,31 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
                 own_tmp = tempfile.TemporaryDirectory(prefix="dpn-fuzz-rtl-")
                 workdir = Path(own_tmp.name)
             try:
-                key = hashlib.sha1(Path(path).read_bytes()).hexdigest()[:10]
-                out = run_rtl(design, _copy_arrays(inputs), Path(workdir) / f"rtl-{key}-{seed}", stall=stall,
-                              seed=seed, cache_root=cache_root)
-            except Exception as exc:  # noqa: BLE001
-                v.failures.append(_exc_failure("rtl", exc))
-                v.rtl = "fail"
-                return v
+                for dkey, design in designs.items():
+                    try:
+                        out = run_rtl(design, _copy_arrays(inputs), Path(workdir) / f"rtl-{dkey}-{seed}",
+                                      stall=stall, seed=seed, cache_root=cache_root)
+                    except Exception as exc:  # noqa: BLE001
+                        v.failures.append(_exc_failure("rtl", exc))
+                        v.rtl = "fail"
+                        return v
+                    which = f" (design {dkey}, {len(designs)} distinct designs)" if len(designs) > 1 else ""
+                    if not out.completed or out.problem:
+                        problem = out.problem or "did not complete"
+                        kind = "deadlock" if "deadlock" in problem else "incomplete"
+                        v.failures.append(Failure("rtl", kind, problem[:300] + which, "", (out.log or "")[-3000:]))
+                        v.rtl = "fail"
+                        return v
+                    mism = compare(expected, out.outputs)
+                    if mism:
+                        f = _mismatch("rtl", mism)
+                        f.message += which
+                        v.failures.append(f)
+                        v.rtl = "fail"
+                        return v
             finally:
                 if own_tmp is not None:
                     own_tmp.cleanup()
-            if not out.completed or out.problem:
-                problem = out.problem or "did not complete"
-                kind = "deadlock" if "deadlock" in problem else "incomplete"
-                v.failures.append(Failure("rtl", kind, problem[:300], "", (out.log or "")[-3000:]))
-                v.rtl = "fail"
-                return v
-            mism = compare(expected, out.outputs)
-            if mism:
-                v.failures.append(_mismatch("rtl", mism))
-                v.rtl = "fail"
-                return v
             v.rtl = "pass"
             return v
     except FuzzTimeout:

@@ -322,11 +322,12 @@ def same_failure(signature: tuple[str, str, str], **check_kw) -> Callable[[G.Pro
 
 def save_regression(program: G.Program, verdict: Verdict, *, origin: str, directory: Path = REGRESSIONS,
                     original_lines: Optional[int] = None, signature: Optional[tuple[str, str, str]] = None,
-                    seeds: Sequence[int] = (0,)) -> Path:
+                    seeds: Sequence[int] = (0,), compiles: int = 1) -> Path:
     """Write the program as `fuzz_<hash>.c` with an `xfail:` first line naming the failure.
 
     The header also says which input seeds reproduce it (`check-seeds: 3`), read back by
-    `tests/test_regressions.py`.
+    `tests/test_regressions.py`; so does `check-compiles: 8` for a failure that only some of several
+    compilations show (isl may return different, equal, representations from run to run).
     """
     f = next((x for x in verdict.failures if signature is None or x.signature == signature), verdict.first)
     assert f is not None
@@ -337,6 +338,8 @@ def save_regression(program: G.Program, verdict: Verdict, *, origin: str, direct
               f"fuzz regression: {origin}; found {datetime.date.today().isoformat()} by tests/fuzz",
               f"failure signature: {' / '.join(x for x in f.signature if x)}",
               f"check-seeds: {' '.join(str(x) for x in seeds)}"]
+    if compiles > 1:
+        header.append(f"check-compiles: {compiles}")
     if original_lines:
         header.append(f"shrunk from {original_lines} to {len(body.splitlines())} lines")
     directory.mkdir(parents=True, exist_ok=True)
@@ -361,5 +364,5 @@ def shrink_failure(program: G.Program, verdict: Verdict, *, origin: str, save: b
     if save:
         path = save_regression(small, final, origin=origin, directory=directory, signature=sig,
                                original_lines=len(G.render(program).splitlines()),
-                               seeds=tuple(check_kw.get("seeds", (0,))))
+                               seeds=tuple(check_kw.get("seeds", (0,))), compiles=check_kw.get("compiles", 1))
     return small, final, path

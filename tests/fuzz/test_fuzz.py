@@ -1,8 +1,9 @@
 """Random affine programs against gcc, and tests of the generator and the shrinker themselves.
 
 Default suite: `SHORT_SEEDS` generated programs through the interpreter, the dataflow replay and the
-DPN simulator, and `RTL_SEEDS` small integer programs through Verilator.  The long run is
-`pytest -m fuzz` (seeds from `$DPN_FUZZ_SEED`, count `$DPN_FUZZ_N`) or `python -m bench.fuzz`.
+DPN simulator, `RTL_SEEDS` small integer programs through Verilator, and `TILE_SEEDS` tiling-friendly
+programs also compiled with `--tile auto`.  The long run is `pytest -m fuzz` (seeds from
+`$DPN_FUZZ_SEED`, count `$DPN_FUZZ_N`, RTL every `$DPN_FUZZ_RTL_EVERY`-th) or `python -m bench.fuzz`.
 """
 
 from __future__ import annotations
