@@ -37,6 +37,7 @@ class Options:
     tile: str = "none"
     parallel: int = 1
     local_words: int = DEFAULT_LOCAL_WORDS
+    point_order: str = "latency"  # inside a tile: "latency" (section 5.3) or "original" (Theorem 5.3)
 
 
 @dataclass
@@ -111,17 +112,18 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     if tile_sizes is None:
         tiling = no_tiling(program)
     elif not tile_sizes:
-        tiling = auto_tiling(program, local_words=opts.local_words)
+        tiling = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
     else:
-        tiling = tile_program(program, tile_sizes)
+        tiling = tile_program(program, tile_sizes, point_order=opts.point_order)
     after("tile", tiling)
     net = build_network(program, tiling)
     after("partition", net)
-    net = type_channels(net)
+    tables = NetworkTables(net)  # processes do not change from here on; channel tables are per name
+    net = type_channels(net, tables)
     typed = net
-    net = fifoize(net)
+    net = fifoize(net, tables)
     after("type-channels", net)
-    tables = NetworkTables(net)
+    tables = tables.for_network(net)
     net = size_channels(net, tables)
     after("size-channels", net)
     fifo_stats = None

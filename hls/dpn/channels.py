@@ -1,8 +1,11 @@
 """Channel compilation: typing (section 5.5.1) and exact sizing.
 
-Typing uses isl on the channel relation and the two process schedules:
+Typing uses the channel relation and the two process schedules:
   in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
-  unicity   <=> every produced value is read by one consumer iteration.
+  unicity   <=> every produced value is read by one consumer iteration (isl).
+Parameters are bound, so in-order is decided on the enumerated pairs (`tables.py`), sorted by consumer
+time: the producer times must not decrease.  The isl formulation (`is_in_order`) is exact too but its
+lexicographic maps over tiled time stamps (15 dimensions and more) cost seconds per channel.
 FIFO = in-order and unicity; FIFO with multiplicity = in-order only; otherwise an addressable buffer.
 
 Sizing replays the global sequential order defined by the process schedules.  A FIFO needs the
@@ -18,7 +21,7 @@ from dataclasses import replace
 import islpy as isl
 
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
-from .tables import NetworkTables
+from .tables import NetworkTables, channel_table
 
 
 def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
@@ -32,9 +35,16 @@ def is_unique(rel: isl.Map) -> bool:
     return rel.is_single_valued()
 
 
-def classify(c: Channel, net: ProcessNetwork) -> Channel:
-    p, q = net.process(c.producer), net.process(c.consumer)
-    in_order = is_in_order(c.relation, p.schedule, q.schedule)
+def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
+    """In-order on the enumerated pairs: sorted by consumer time, producer times never decrease."""
+    prod = tables.process(c.producer).time
+    pairs = channel_table(c, tables.process(c.consumer)).pairs
+    times = [prod[x] for x, _y in pairs]
+    return all(a <= b for a, b in zip(times, times[1:]))
+
+
+def classify(c: Channel, net: ProcessNetwork, tables: NetworkTables | None = None) -> Channel:
+    in_order = in_order_pairs(c, tables or NetworkTables(net))
     unicity = is_unique(c.relation)
     if in_order and unicity:
         kind = ChannelKind.FIFO
@@ -45,8 +55,9 @@ def classify(c: Channel, net: ProcessNetwork) -> Channel:
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
-def type_channels(net: ProcessNetwork) -> ProcessNetwork:
-    return net.with_channels([classify(c, net) for c in net.channels], Stage.TYPED)
+def type_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
+    tables = tables or NetworkTables(net)
+    return net.with_channels([classify(c, net, tables) for c in net.channels], Stage.TYPED)
 
 
 def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
@@ -131,19 +142,20 @@ def split_by_depth(c: Channel, net: ProcessNetwork, tile_dims: int) -> list[isl.
     return [m.coalesce() for m in parts if not m.is_empty()]
 
 
-def fifoize(net: ProcessNetwork) -> ProcessNetwork:
+def fifoize(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
     """Split every non-FIFO channel by depth; keep the split when all its parts are FIFOs (Theorem 5.3)."""
     tiling = getattr(net, "tiling", None)
     tile_dims = 0 if tiling is None or not tiling.is_tiled else tiling.band_dims + 1
     if tile_dims == 0:
         return net
+    tables = tables or NetworkTables(net)
     out: list[Channel] = []
     for c in net.channels:
         if c.kind == ChannelKind.FIFO or c.role == "order":
             out.append(c)
             continue
         parts = split_by_depth(c, net, tile_dims)
-        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net) for k, m in enumerate(parts)]
+        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net, tables) for k, m in enumerate(parts)]
         if len(typed) > 1 and all(t.kind == ChannelKind.FIFO for t in typed):
             out.extend(typed)
         else:

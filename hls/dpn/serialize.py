@@ -19,7 +19,8 @@ def network_to_json(net: ProcessNetwork) -> dict:
         "stage": net.stage.name,
         "time_dims": net.time_dims,
         "tiling": None if net.tiling is None else {
-            "sizes": list(net.tiling.sizes), "skew": [list(r) for r in net.tiling.skew],
+            "sizes": list(net.tiling.sizes), "bands": [b.describe() for b in net.tiling.bands if b.depth],
+            "point_order": net.tiling.point_order,
             "band_dims": net.tiling.band_dims, "schedule": str(net.tiling.schedule), "reason": net.tiling.reason},
         "params": net.program.param_values(),
         "processes": [

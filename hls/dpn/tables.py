@@ -57,6 +57,12 @@ class NetworkTables:
         self._p: dict[str, ProcessTable] = {}
         self._c: dict[str, ChannelTable] = {}
 
+    def for_network(self, net: ProcessNetwork) -> "NetworkTables":
+        """Tables of a network with the same processes (channels may differ): process tables are kept."""
+        out = NetworkTables(net)
+        out._p = self._p
+        return out
+
     def process(self, name: str) -> ProcessTable:
         if name not in self._p:
             self._p[name] = process_table(self.net.process(name))
