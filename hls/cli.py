@@ -24,6 +24,16 @@ EXAMPLES = """examples:
   dpn-synth analyze gemm.c -I utilities -DMINI_DATASET -DPOLYBENCH_USE_SCALAR_LB --json
   dpn-synth compile examples/atax.c --param m=12 --param n=16 -o out/atax
   dpn-synth sim examples/jacobi-2d.c --dpn-only --seed 3 --json
+  dpn-synth estimate examples/fir-int.c -D N=16 --target xc7
+"""
+
+ESTIMATE_EXAMPLES = """examples:
+  dpn-synth estimate examples/fir-int.c -D N=16                 # xc7 LUT/FF/BRAM18/DSP, total and per module
+  dpn-synth estimate examples/gemm-int.c --target ice40 --json  # one JSON object: lut, ff, bram, dsp, modules
+  dpn-synth estimate examples/atax.c --param m=12 --param n=16 --tile auto --timeout 600
+
+Needs Yosys: a native `yosys` on PATH, or pip install 'dpn-synth[estimate]' (YoWASP build).
+Results are cached by content (~/.cache/dpn-synth/yosys, or $DPN_SYNTH_YOSYS_CACHE).
 """
 
 
@@ -62,16 +72,41 @@ def build_parser() -> argparse.ArgumentParser:
                        help="auto | none | T1,T2,...: tile the outer loops (default none: untiled network)")
         c.add_argument("--local-words", type=int, default=8192, metavar="W",
                        help="local memory budget for --tile auto, in words (default 8192)")
+        c.add_argument("--point-order", choices=("latency", "original", "inner", "wavefront"), default="latency",
+                       help="order of the iterations inside a tile: latency (default: of the orders below, the one the cycle model finds fastest), "
+                            "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
         c.add_argument("--directives", metavar="FILE", help="directives file")
+        c.add_argument("--interface", choices=("native", "axi4"), default="native",
+                       help="native: the memory ports of docs/rtl-interface.md (default); axi4: also a wrapper "
+                            "<kernel>_axi with AXI4 masters and an AXI4-Lite control slave")
+        c.add_argument("--axi-bundle", action="store_true",
+                       help="with --interface axi4: one shared master m_axi_gmem instead of one per array")
         if name == "compile":
             c.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output directory")
         else:
-            c.add_argument("--simulator", choices=("verilator", "icarus"), default="verilator")
+            c.add_argument("--simulator", choices=("verilator", "icarus"), default="verilator",
+                           help="RTL simulator: verilator (default) or icarus (needs iverilog installed)")
             c.add_argument("--dpn-only", action="store_true", help="run only the Python DPN simulator")
             c.add_argument("--seed", type=int, default=0, help="random inputs and interleaving")
             c.add_argument("--stall", type=float, default=0.0, metavar="P", help="random back-pressure probability")
             c.add_argument("--json", action="store_true", help="print one JSON object")
+    e = sub.add_parser("estimate", help="compile, synthesize the RTL with Yosys, print FPGA resources",
+                       epilog=ESTIMATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(e)
+    e.add_argument("--tile", default="none",
+                   help="auto | none | T1,T2,...: tile the outer loops (default none: untiled network)")
+    e.add_argument("--local-words", type=int, default=8192, metavar="W",
+                   help="local memory budget for --tile auto, in words (default 8192)")
+    e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+    e.add_argument("--target", choices=("xc7", "ice40"), default="xc7",
+                   help="xc7: Xilinx 7 series, synth_xilinx (default); ice40: iCE40 HX/LP, synth_ice40")
+    e.add_argument("--timeout", type=float, default=1800.0, metavar="S",
+                   help="give up when synthesis takes longer than S seconds (default 1800)")
+    e.add_argument("--no-cache", action="store_true", help="synthesize again even if the result is cached")
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_parser("bench", add_help=False,
+                   help="run the benchmark suite: cycles and traffic against the roofline (`dpn-synth bench --help`)")
     return parser
 
 
@@ -102,7 +137,8 @@ def _options(args: argparse.Namespace):
             raise UsageError(f"--directives {directives}: no such file")
         raise UsageError("--directives: directive files are not supported yet")
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
-                   getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192))
+                   getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
+                   getattr(args, "point_order", "latency"))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -206,6 +242,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .pipeline import run
     from .report import write_reports
 
+    _check_interface(args)
     res = run(_options(args), dump_after=args.dump_after)
     out = Path(args.output)
     parent = out.resolve().parent
@@ -221,7 +258,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
         rtl_note = _write_rtl(tmp, res, args)
         if rtl_note:
             res.network.notes.append(rtl_note)
-        write_reports(tmp, res.program, res.network, summary)
+        axi = _write_axi(tmp, res, args) if args.interface == "axi4" and not rtl_note else None
+        if args.interface == "axi4" and rtl_note:
+            res.network.notes.append("AXI4 wrapper not generated: there is no RTL to wrap")
+        write_reports(tmp, res.program, res.network, summary, extra_md=axi[0] if axi else (),
+                      extra_json={"axi4": axi[1]} if axi else None)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -247,16 +288,34 @@ def _traffic_words(net, tables) -> tuple[int, int]:
     return loaded, stored
 
 
+def _check_interface(args: argparse.Namespace) -> None:
+    if args.axi_bundle and args.interface != "axi4":
+        raise UsageError("--axi-bundle needs --interface axi4")
+    if args.interface == "axi4" and args.command == "sim":
+        raise UsageError("sim --interface axi4 is not supported: `sim` runs the native design; compile with "
+                         "--interface axi4 to get the wrapper (tests/rtl/test_axi.py simulates it)")
+
+
+def _write_axi(outdir: Path, res, args: argparse.Namespace):
+    """`rtl/<kernel>_axi.v` and its modules; returns the report.md section (lines) and report.json entry."""
+    from .rtl.axi import generate_axi, report_markdown
+    from .rtl.generate import generate
+
+    axi = generate_axi(generate(res.network), bundle=args.axi_bundle,
+                       arg_order=[a.name for a in res.program.args if a.kind in ("scalar", "array")])
+    for name, text in sorted(axi.files.items()):
+        (outdir / "rtl" / name).write_text(text)
+    return report_markdown(axi), axi.to_json()
+
+
 def _run_rtl(res, inputs, args: argparse.Namespace):
     from sim.rtl_sim import run_rtl
 
     from .rtl.generate import generate
 
-    if args.simulator != "verilator":
-        raise UsageError("only --simulator verilator is supported so far")
     design = generate(res.network)
     with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
-        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed)
+        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -270,6 +329,13 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.stall < 1.0:
         raise UsageError("--stall must be a probability in [0, 1)")
+    _check_interface(args)
+    if args.simulator == "icarus" and not args.dpn_only:
+        from .toolchain import find_iverilog
+
+        if find_iverilog() is None:
+            raise UsageError("--simulator icarus needs Icarus Verilog, and `iverilog` is not on PATH "
+                             "(install it, e.g. `apt-get install iverilog`, or use --simulator verilator)")
     res = run(_options(args), dump_after=args.dump_after)
     inputs = random_inputs(res.program, args.seed)
     expected = {k: v.copy() for k, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -323,12 +389,60 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from . import estimate as est
+    from .pipeline import run
+    from .rtl.generate import generate
+
+    if not 0 < args.timeout <= 1e6:
+        raise UsageError("--timeout must be a positive number of seconds (at most 1e6)")
+    yosys = est.find_yosys()
+    if yosys is None:
+        raise UsageError(est.NOT_FOUND_MESSAGE)
+    res = run(_options(args), dump_after=args.dump_after)
+    design = generate(res.network)
+    try:
+        result = est.estimate_design(design, args.target, timeout=args.timeout, use_cache=not args.no_cache,
+                                     yosys=yosys)
+    except est.EstimateTimeout as e:
+        print(f"dpn-synth: error: {e} (raise --timeout)", file=sys.stderr)
+        return 2
+    except est.EstimateError as e:
+        print(f"dpn-synth: error: {e}", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps({"kernel": res.program.name, **result.to_json()}, indent=2))
+    else:
+        sys.stdout.write(est.format_table(result))
+    return 0
+
+
+def cmd_bench(argv: Sequence[str]) -> int:
+    """`dpn-synth bench ...`: `python -m bench ...` (bench/suite.py parses its own options)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "bench" / "suite.py").is_file() or not (root / "tests" / "kernels.py").is_file():
+        print("dpn-synth: error: `bench` needs the source checkout (bench/ and tests/ next to hls/)", file=sys.stderr)
+        return 2
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from bench.suite import main as bench_main
+
+    return bench_main(list(argv), prog="dpn-synth bench")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))  # long C expressions are deep trees
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # its options are bench/suite.py's
+        try:
+            return cmd_bench(argv[1:])
+        except KeyboardInterrupt:
+            return 130
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"analyze": cmd_analyze, "compile": cmd_compile, "sim": cmd_sim}[args.command](args)
+        return {"analyze": cmd_analyze, "compile": cmd_compile, "sim": cmd_sim,
+                "estimate": cmd_estimate}[args.command](args)
     except CompileError as e:
         print(e.format(), file=sys.stderr)
         return 2

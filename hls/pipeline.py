@@ -15,7 +15,10 @@ from .diagnostics import UsageError
 from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels
 from .dpn.network import ProcessNetwork
 from .dpn.partition import build_network
-from .dpn.tiling import DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, tile_program
+from .dpn.timing import deepen
+from .rtl.generate import process_latencies
+from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
+                          tile_program)
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
@@ -24,7 +27,8 @@ from .frontend.params import restrict_params
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
 
-PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "type-channels", "size-channels")
+PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "type-channels", "size-channels",
+          "deepen")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Compiled:
     tables: Optional[NetworkTables]
     seconds: float
     fifo_stats: Optional[dict] = None
+    timing: Optional[dict] = None  # the cycle model before and after `deepen` (hls/dpn/timing.py)
 
 
 def _dump(name: str, ir: object) -> str:
@@ -76,14 +81,50 @@ def _with_call_site_defaults(kernel: ParsedKernel, program: PolyProgram,
     return {**found, **given}, note
 
 
+@dataclass
+class _Built:
+    network: ProcessNetwork
+    typed: ProcessNetwork
+    tables: NetworkTables
+    timing: dict
+    stages: list
+
+    @property
+    def cycles(self) -> Optional[int]:
+        return self.timing["estimated_cycles"]
+
+
+def _network(program: PolyProgram, tiling: Tiling, opts: Options) -> _Built:
+    """partition .. deepen for one tiling."""
+    stages = []
+    net = build_network(program, tiling, opts.parallel)
+    stages.append(("partition", net))
+    tables = NetworkTables(net)  # processes do not change from here on; channel tables are per name
+    net = type_channels(net, tables)
+    typed = net
+    net = fifoize(net, tables)
+    stages.append(("type-channels", net))
+    tables = tables.for_network(net)
+    net = size_channels(net, tables)
+    stages.append(("size-channels", net))
+    words = sum(c.words for c in net.channels)
+    net, model0, model1 = deepen(net, tables, process_latencies(net), budget_words=max(256, opts.local_words // 4))
+    timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles,
+              "deepen_words": sum(c.words for c in net.channels) - words}
+    stages.append(("deepen", net))
+    return _Built(net, typed, tables, timing, stages)
+
+
 def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         dump_after: Optional[str] = None, emit: Callable[[str], None] = print) -> Compiled:
     """Run the passes up to `until`.  With `symbolic`, parameters not given stay symbolic (analyze)."""
     if dump_after is not None and dump_after not in PASSES:
         raise UsageError(f"--dump-after: unknown pass `{dump_after}` (passes: {', '.join(PASSES)})")
     tile_sizes = parse_tile_option(opts.tile)
-    if opts.parallel != 1:
-        raise UsageError("--parallel is not implemented yet (only --parallel 1)")
+    if opts.parallel < 1:
+        raise UsageError(f"--parallel must be a positive integer, got {opts.parallel}")
+    if opts.parallel > 1 and tile_sizes is None:
+        raise UsageError("--parallel splits tile bands into parallel processes: add --tile auto (or tile sizes)")
     t0 = time.perf_counter()
 
     def after(name: str, ir: object) -> None:
@@ -115,18 +156,21 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         tiling = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
     else:
         tiling = tile_program(program, tile_sizes, point_order=opts.point_order)
+    variants = point_order_variants(program, tiling) if opts.point_order == "latency" else [tiling]
+    built = [_network(program, t, opts) for t in variants]
+    best = min(range(len(built)), key=lambda k: (built[k].cycles is None, built[k].cycles or 0, k))
+    tiling, chosen = variants[best], built[best]
+    if len(variants) > 1:
+        tried = ", ".join(f"{t.point_order} {b.cycles}" for t, b in zip(variants, built))
+        tiling = replace(tiling, reason=f"{tiling.reason}; point order `{tiling.point_order}` has the fewest "
+                                        f"modelled cycles ({tried})")
+        chosen.network.tiling = tiling
     after("tile", tiling)
-    net = build_network(program, tiling)
-    after("partition", net)
-    tables = NetworkTables(net)  # processes do not change from here on; channel tables are per name
-    net = type_channels(net, tables)
-    typed = net
-    net = fifoize(net, tables)
-    after("type-channels", net)
-    tables = tables.for_network(net)
-    net = size_channels(net, tables)
-    after("size-channels", net)
+    for name, ir in chosen.stages:
+        after(name, ir)
+    net, typed, tables = chosen.network, chosen.typed, chosen.tables
+    timing = chosen.timing
     fifo_stats = None
     if tiling.is_tiled:
         fifo_stats = fifo_recovery_stats(type_channels(build_network(program, no_tiling(program))), typed, net)
-    return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats)
+    return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats, timing)

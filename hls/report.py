@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Optional, Sequence
 
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .dpn.tables import NetworkTables
@@ -42,8 +43,12 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
             "summary": summary, "processes": procs, "channels": chans, "notes": list(program.notes) + net.notes}
 
 
-def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summary: dict) -> None:
+def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summary: dict,
+                  extra_md: Sequence[str] = (), extra_json: Optional[dict] = None) -> None:
+    """`extra_md`: more report.md lines (a section, e.g. the AXI4 register map) before the notes;
+    `extra_json`: more top-level keys of report.json."""
     data = report_json(program, net, summary)
+    data.update(extra_json or {})
     (outdir / "report.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"# dpn-synth report: `{program.name}`", "", f"Source: `{program.file}`", ""]
     if data["params"]:
@@ -58,6 +63,8 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
     for c in data["channels"]:
         lines.append(f"| {c['name']} | {c['producer']} ({c['source_port']}) | {c['consumer']} ({c['sink_port']}) | "
                      f"{c['kind']} | {c['depth']} | {c['width']} | {c['words']} | {c['why_not_fifo']} |")
+    if extra_md:
+        lines += ["", *extra_md]
     if data["notes"]:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in data["notes"]]
     (outdir / "report.md").write_text("\n".join(lines) + "\n")

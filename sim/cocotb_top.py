@@ -2,7 +2,10 @@
 
 Memories are preloaded and dumped by the Verilog memory models, and the wait is one trigger per
 chunk of simulated time, so the simulation runs at Verilator speed.  The outcome (cycles, or the
-deadlock with every unfinished process) is written to a JSON file for the Python side.
+deadlock with every unfinished process) is written to a JSON file for the Python side.  When the
+watchdog stops a deadlocked run, the design's debug status vector and the optional probes named in
+the configuration (paths below the testbench top) are read once and saved raw as bit strings;
+`sim.rtl_sim.deadlock_report` decodes them.  A normal run never touches them.
 """
 
 from __future__ import annotations
@@ -12,14 +15,45 @@ import os
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
+from cocotb.triggers import ClockCycles, FallingEdge, First, RisingEdge, Timer
 
 PERIOD_NS = 10
 
 
+def _lookup(dut, path: str):
+    """The handle at a dotted path below `dut`, or None when the simulator does not expose it."""
+    handle = dut
+    for name in path.split("."):
+        try:
+            handle = handle._get(name)
+        except Exception:  # noqa: BLE001 - a probe the simulator cannot resolve is just unknown
+            return None
+        if handle is None:
+            return None
+    return handle
+
+
+def _bits(dut, path: str):
+    """The value at `path` as a binary string, most significant bit first (x/z kept), or None."""
+    handle = _lookup(dut, path)
+    if handle is None:
+        return None
+    try:
+        return str(handle.value)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _debug_state(dut, cfg: dict) -> dict:
+    """Read the debug status and probes (in the middle of a clock cycle, when everything is settled)."""
+    return {"status": _bits(dut, cfg["debug_signal"]),
+            "probes": {p: _bits(dut, p) for p in cfg.get("debug_probes", [])}}
+
+
 @cocotb.test()
 async def run_kernel(dut):
-    cfg = json.loads(open(os.environ["DPN_TB_CONFIG"]).read())
+    with open(os.environ["DPN_TB_CONFIG"]) as f:
+        cfg = json.load(f)
     cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
     dut.rst.value = 1
     dut.start.value = 0
@@ -33,12 +67,16 @@ async def run_kernel(dut):
     await RisingEdge(dut.clk)
     dut.start.value = 0
     result = {"done": False, "deadlock": False, "timeout": False}
-    chunk = int(cfg.get("chunk_cycles", 20000))
+    # Check the watchdog at least every idle_limit cycles, so a deadlock stops within 2 * idle_limit.
+    chunk = max(1, min(int(cfg.get("chunk_cycles", 20000)), int(cfg["idle_limit"])))
     while True:
         if int(dut.done.value):
             result["done"] = True
             break
         await First(RisingEdge(dut.done), Timer(chunk * PERIOD_NS, unit="ns"))
+        # Sample in the middle of the cycle: at the edge itself, simulators differ in which of the
+        # registers updated by that edge a callback sees (Icarus may show `cycles` before its update).
+        await FallingEdge(dut.clk)
         if int(dut.done.value):
             result["done"] = True
             break
@@ -49,8 +87,11 @@ async def run_kernel(dut):
             result["timeout"] = True
             break
     result["cycles"] = int(dut.cycles.value)
+    result["idle"] = int(dut.idle.value)
     finished = int(dut.proc_finished.value)
     result["unfinished"] = [p for k, p in enumerate(cfg["processes"]) if not (finished >> k) & 1]
+    if result["deadlock"] and cfg.get("debug_signal"):
+        result["debug"] = _debug_state(dut, cfg)
     dut.dump.value = 1
     await RisingEdge(dut.clk)
     dut.dump.value = 0

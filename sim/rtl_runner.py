@@ -1,4 +1,4 @@
-"""Build Verilator simulations for cocotb tests, cached on disk, and run them.
+"""Build Verilator (or Icarus Verilog) simulations for cocotb tests, cached on disk, and run them.
 
 Compiling a Verilator model costs seconds (mostly C++ compilation of the Verilator runtime), while
 running a cocotb test on it usually costs less.  Test suites render the same RTL many times, from
@@ -16,12 +16,16 @@ several pytest-xdist workers at once, so builds are content-addressed:
 A cached build is read-only afterwards: `run_cocotb` runs the simulation with its working
 directory (waves, results.xml, logs) in a caller-chosen ``test_dir``, so any number of simulations
 may share one build concurrently.
+
+`build_icarus` makes the same kind of cached build with Icarus Verilog (``iverilog -g2012``, an
+optional extra); `run_cocotb` runs either, since a `SimBuild` records its simulator.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -38,7 +42,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from hls.toolchain import ToolchainError, ensure_verilator_env, verilator_executable, verilator_version
+from hls.toolchain import (
+    ToolchainError,
+    ensure_verilator_env,
+    require_iverilog,
+    verilator_executable,
+    verilator_version,
+)
 
 if TYPE_CHECKING:
     from cocotb_tools.runner import Runner
@@ -51,6 +61,8 @@ __all__ = [
     "default_cache_root",
     "build_key",
     "build_verilator",
+    "build_icarus",
+    "icarus_version",
     "run_cocotb",
     "lint_verilator",
     "parse_results_xml",
@@ -86,6 +98,7 @@ class SimBuild:
     """A finished, cached Verilator model that cocotb can run.
 
     A traced model always dumps (``dump.fst``/``dump.vcd`` in the test directory).
+    `simulator` is ``"verilator"`` or ``"icarus"``.
 
     `fresh` records whether this particular call compiled the model (False: it came from the cache);
     it is excluded from equality so two handles to the same cached build compare equal.
@@ -96,10 +109,14 @@ class SimBuild:
     key: str = ""
     trace: str | None = None  # waveform format the model records: "fst", "vcd" or None
     fresh: bool = field(default=False, compare=False)
+    simulator: str = "verilator"
 
     @property
     def executable(self) -> Path:
-        """The simulator executable (cocotb's runner names it after the top module)."""
+        """The simulator executable (cocotb's runner names it after the top module), or for Icarus
+        the compiled ``sim.vvp`` that ``vvp`` runs."""
+        if self.simulator == "icarus":
+            return self.build_dir / "sim.vvp"
         return self.build_dir / self.toplevel
 
     @property
@@ -187,6 +204,7 @@ def build_key(
     trace: bool | str | None = None,
     timescale: tuple[str, str] | None = _DEFAULT_TIMESCALE,
     make_vars: Mapping[str, str] = DEFAULT_MAKE_VARS,
+    simulator: str = "verilator",
 ) -> str:
     """The content hash naming a build: same key, same executable.
 
@@ -212,9 +230,13 @@ def build_key(
         "trace": _trace_format(trace),
         "timescale": list(timescale) if timescale is not None else None,
         "make_vars": sorted((str(k), str(v)) for k, v in make_vars.items()),
-        "verilator": verilator_version(),
         "cocotb": _cocotb_identity(),
     }
+    if simulator == "verilator":
+        payload["verilator"] = verilator_version()
+    else:
+        payload["simulator"] = simulator
+        payload["simulator_version"] = icarus_version()
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -261,12 +283,28 @@ def _tail(path: Path, lines: int = _TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _get_runner() -> Runner:
-    """A fresh cocotb Verilator runner (they keep per-build state, so never share one)."""
+def _get_runner(simulator: str = "verilator") -> Runner:
+    """A fresh cocotb runner (they keep per-build state, so never share one)."""
     # Imported lazily: cocotb_tools pulls in a fair amount and is only needed when simulating.
     from cocotb_tools.runner import get_runner
 
-    return get_runner("verilator")
+    return get_runner(simulator)
+
+
+@functools.lru_cache(maxsize=4)
+def _icarus_version_for(iverilog: str) -> str:
+    try:
+        proc = subprocess.run([iverilog, "-V"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ToolchainError(f"cannot run '{iverilog} -V': {exc}") from exc
+    lines = (proc.stdout or proc.stderr or "").strip().splitlines()
+    return lines[0].strip() if lines else f"iverilog at {iverilog}"
+
+
+def icarus_version() -> str:
+    """Icarus Verilog's version line (e.g. ``"Icarus Verilog version 11.0 (stable) ()"``); raises
+    `ToolchainError` when it is not installed."""
+    return _icarus_version_for(require_iverilog())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -297,8 +335,51 @@ def build_verilator(
     if not sources:
         raise SimBuildError("build_verilator needs at least one source file")
     ensure_verilator_env()
-    srcs = [Path(s).resolve() for s in sources]
     make_vars = dict(DEFAULT_MAKE_VARS if make_vars is None else make_vars)
+    return _cached_build("verilator", sources, toplevel, parameters, defines, cache_root, extra_args, trace,
+                         timescale, make_vars)
+
+
+def build_icarus(
+    sources: Sequence[Path],
+    toplevel: str,
+    *,
+    parameters: Mapping[str, int] = {},
+    defines: Mapping[str, object] = {},
+    cache_root: Path | None = None,
+    extra_args: Sequence[str] = (),
+    trace: bool | str | None = None,
+    timescale: tuple[str, str] | None = _DEFAULT_TIMESCALE,
+) -> SimBuild:
+    """Like `build_verilator`, with Icarus Verilog (``iverilog -g2012``; cached the same way).
+
+    Raises `ToolchainError` when ``iverilog`` is not installed.  *extra_args* go to ``iverilog``;
+    a traced build records FST only (cocotb's Icarus support dumps FST).
+    """
+    if not sources:
+        raise SimBuildError("build_icarus needs at least one source file")
+    require_iverilog()
+    trace = _trace_format(trace)
+    if trace == "vcd":
+        raise ValueError("Icarus builds trace in FST only (trace=True or 'fst')")
+    return _cached_build("icarus", sources, toplevel, parameters, defines, cache_root, extra_args, trace,
+                         timescale, {})
+
+
+def _cached_build(
+    simulator: str,
+    sources: Sequence[Path],
+    toplevel: str,
+    parameters: Mapping[str, int],
+    defines: Mapping[str, object],
+    cache_root: Path | None,
+    extra_args: Sequence[str],
+    trace: bool | str | None,
+    timescale: tuple[str, str] | None,
+    make_vars: Mapping[str, str],
+) -> SimBuild:
+    """Find the build of this key in the cache, or compile and publish it (see the module doc)."""
+    srcs = [Path(s).resolve() for s in sources]
     trace = _trace_format(trace)
     key = build_key(
         srcs,
@@ -309,11 +390,12 @@ def build_verilator(
         trace=trace,
         timescale=timescale,
         make_vars=make_vars,
+        simulator=simulator,
     )
     root = Path(cache_root) if cache_root is not None else default_cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
-    result = SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace)
+    result = SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, simulator=simulator)
 
     # Fast path: published directories are complete (rename is atomic, marker written first).
     if (final / BUILD_MARKER).is_file():
@@ -335,7 +417,7 @@ def build_verilator(
             try:
                 _compile(
                     tmp, srcs, toplevel, parameters, defines, extra_args, trace, timescale,
-                    make_vars, key,
+                    make_vars, key, simulator,
                 )
                 os.rename(tmp, final)
             except BaseException:
@@ -343,7 +425,7 @@ def build_verilator(
                 raise
         finally:
             fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
-    return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=True)
+    return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=True, simulator=simulator)
 
 
 def _compile(
@@ -357,15 +439,17 @@ def _compile(
     timescale: tuple[str, str] | None,
     make_vars: Mapping[str, str],
     key: str,
+    simulator: str = "verilator",
 ) -> None:
-    """Run cocotb's Verilator build into *build_dir* and write the completion marker."""
-    build_args = ["-Wno-fatal"]
-    if trace == "fst":
+    """Run cocotb's Verilator (or Icarus) build into *build_dir* and write the completion marker."""
+    build_args = ["-Wno-fatal"] if simulator == "verilator" else []
+    if trace == "fst" and simulator == "verilator":
         build_args.append("--trace-fst")  # cocotb adds --trace (VCD) itself for waves=True
     build_args.extend(str(a) for a in extra_args)
     log = build_dir / "build.log"
     started = time.monotonic()
-    runner = _get_runner()
+    runner = _get_runner(simulator)
+    name = {"verilator": "Verilator", "icarus": "Icarus Verilog"}.get(simulator, simulator)
     # cocotb's runner runs make itself with a fixed command line; variable assignments in MAKEFLAGS
     # act like command-line assignments, which is the one way to pass them through.
     makeflags = " ".join(f"{k}={_makeflags_escape(str(v))}" for k, v in make_vars.items())
@@ -392,12 +476,14 @@ def _compile(
         if "lz4.h" in tail:
             hint = "\nhint: FST tracing needs the lz4 headers (e.g. apt-get install liblz4-dev); or use trace='vcd'"
         raise SimBuildError(
-            f"Verilator build of '{toplevel}' failed ({exc}); build log {log}:\n{tail}{hint}"
+            f"{name} build of '{toplevel}' failed ({exc}); build log {log}:\n{tail}{hint}"
         ) from exc
-    if not (build_dir / toplevel).is_file():
-        raise SimBuildError(f"Verilator build of '{toplevel}' produced no executable:\n{_tail(log)}")
+    product = build_dir / ("sim.vvp" if simulator == "icarus" else toplevel)
+    if not product.is_file():
+        raise SimBuildError(f"{name} build of '{toplevel}' produced no executable:\n{_tail(log)}")
     marker = {
         "key": key,
+        "simulator": simulator,
         "toplevel": toplevel,
         "sources": [str(s) for s in sources],
         "parameters": {str(k): v for k, v in parameters.items()},
@@ -405,7 +491,7 @@ def _compile(
         "build_args": build_args,
         "make_vars": dict(make_vars),
         "timescale": list(timescale) if timescale else None,
-        "verilator": verilator_version(),
+        "version": verilator_version() if simulator == "verilator" else icarus_version(),
         "build_seconds": round(time.monotonic() - started, 3),
         "pid": os.getpid(),
     }
@@ -462,7 +548,8 @@ def run_cocotb(
     ``["+A_latency=3"]``) go on the simulator's command line, for ``$value$plusargs`` and
     ``cocotb.plusargs``; they do not change the build.
     """
-    ensure_verilator_env()
+    if build.simulator == "verilator":
+        ensure_verilator_env()
     test_dir = Path(test_dir).resolve()
     test_dir.mkdir(parents=True, exist_ok=True)
     results = test_dir / "results.xml"
@@ -485,7 +572,7 @@ def run_cocotb(
     error: str | None = None
     timed_out = False
     started = time.monotonic()
-    runner = _get_runner()
+    runner = _get_runner(build.simulator)
     with _patched_environ(env, unset_vars=unset):
         try:
             runner.test(

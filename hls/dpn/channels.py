@@ -21,7 +21,7 @@ from dataclasses import replace
 import islpy as isl
 
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
-from .tables import NetworkTables, channel_table
+from .tables import NetworkTables
 
 
 def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
@@ -38,7 +38,7 @@ def is_unique(rel: isl.Map) -> bool:
 def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
     """In-order on the enumerated pairs: sorted by consumer time, producer times never decrease."""
     prod = tables.process(c.producer).time
-    pairs = channel_table(c, tables.process(c.consumer)).pairs
+    pairs = tables.channel(c).pairs
     times = [prod[x] for x, _y in pairs]
     return all(a <= b for a, b in zip(times, times[1:]))
 
@@ -164,8 +164,12 @@ def fifoize(net: ProcessNetwork, tables: NetworkTables | None = None) -> Process
 
 
 def fifo_recovery_stats(ppn: ProcessNetwork, dpn_before: ProcessNetwork, dpn_after: ProcessNetwork) -> dict:
-    """Table 5.4's columns: FIFOs of the untiled network, how many tiling broke, how many splitting restored."""
-    ppn_fifos = {c.ppn_channel for c in ppn.channels if c.kind == ChannelKind.FIFO and c.role != "order"}
+    """Table 5.4's columns: FIFOs of the untiled network, how many tiling broke, how many splitting restored.
+
+    Only channels between compute processes count (Theorem 5.3 is about them): a load channel is not
+    a broken PPN channel but a new one, whose order is the band's first-read order over all the
+    array's read accesses."""
+    ppn_fifos = {c.ppn_channel for c in ppn.channels if c.kind == ChannelKind.FIFO and c.role == "local"}
     def broken_in(net: ProcessNetwork) -> set[str]:
         return {c.ppn_channel for c in net.channels if c.ppn_channel in ppn_fifos and c.kind != ChannelKind.FIFO}
     broken = broken_in(dpn_before)

@@ -24,7 +24,7 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .network import Channel, Process, ProcessKind, ProcessNetwork, renamed
-from .tiling import Tiling, no_tiling
+from .tiling import Tiling, no_tiling, parallel_parts
 
 LOAD_SLOT, COMPUTE_SLOT, STORE_SLOT = 0, 1, 2
 
@@ -61,8 +61,23 @@ def build_ppn(program: PolyProgram) -> ProcessNetwork:
     return build_network(program, no_tiling(program))
 
 
-def build_network(program: PolyProgram, tiling: Tiling) -> ProcessNetwork:
-    """Partition a bound, analyzed program into the process network of `tiling`."""
+def part_name(statement: str, k: int, n: int) -> str:
+    return statement if n == 1 else f"{statement}_{k}"
+
+
+def _parts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, list[tuple[str, isl.Set]]]:
+    """Compute processes of each statement: (process name, its slice of the statement domain)."""
+    out = {}
+    for st in program.statements:
+        band = next((b for b in tiling.bands if st.name in b.statements), None)
+        doms = [st.domain] if band is None else parallel_parts(band, st.name, st.domain, parallel)
+        out[st.name] = [(part_name(st.name, k, len(doms)), d) for k, d in enumerate(doms)]
+    return out
+
+
+def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> ProcessNetwork:
+    """Partition a bound, analyzed program into the process network of `tiling`, with each statement
+    split into up to `parallel` compute processes per band (`tiling.parallel_parts`)."""
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -114,10 +129,13 @@ def build_network(program: PolyProgram, tiling: Tiling) -> ProcessNetwork:
         s = firsts[array].lexmin().coalesce()
         net.add_process(Process(load_name(array), ProcessKind.LOAD, s.domain().coalesce(), s,
                                 program.arrays[array].loc, array=array, band_dims=nb))
+    parts = _parts(program, tiling, parallel)
     for st in program.statements:
-        net.add_process(Process(st.name, ProcessKind.COMPUTE, st.domain, _extend(sched[st.name], COMPUTE_SLOT, 0),
-                                st.loc, statement=st.name, instance=isl.Map.identity(
-                                    isl.Space.map_from_set(st.domain.get_space())).intersect_domain(st.domain)))
+        for pname, dom in parts[st.name]:
+            net.add_process(Process(pname, ProcessKind.COMPUTE, dom,
+                                    _extend(sched[st.name], COMPUTE_SLOT, 0).intersect_domain(dom), st.loc,
+                                    statement=st.name, instance=isl.Map.identity(
+                                        isl.Space.map_from_set(dom.get_space())).intersect_domain(dom)))
     # Store processes: per band, the last write of each element that is needed later.
     writers: dict[str, isl.UnionMap] = {}
     for array, ms in mem_writes.items():
@@ -137,26 +155,37 @@ def build_network(program: PolyProgram, tiling: Tiling) -> ProcessNetwork:
 
     channels: list[Channel] = []
 
-    def add(producer: str, consumer: str, rel: isl.Map, array: str, src: str, snk: str, role: str,
-            mu: Optional[str] = None) -> None:
+    def add(producer: tuple[str, str], consumer: tuple[str, str], rel: isl.Map, array: str, src: str, snk: str,
+            role: str) -> None:
+        """Producer and consumer are (process, statement or process): the second names the flow in the
+        untiled network (mu), whatever the parallel part."""
+        if rel.is_empty():
+            return
         name = f"c{len(channels)}"
-        mu = f"{producer}:{src}->{consumer}:{snk}"  # the same key names this flow in the untiled network
-        channels.append(Channel(name, producer, consumer, rel.coalesce(), array, program.arrays[array].type, src, snk,
-                                mu, role))
+        mu = f"{producer[1]}:{src}->{consumer[1]}:{snk}"
+        channels.append(Channel(name, producer[0], consumer[0], rel.coalesce(), array, program.arrays[array].type,
+                                src, snk, mu, role))
 
     for st in program.statements:
         for r in st.reads:
-            if r.id in mem_reads:
-                add(load_name(r.array), st.name, mem_reads[r.id].reverse(), r.array, "mem", r.id, "io")
-            for src, rel, rid in local:
-                if rid == r.id:
-                    add(src, st.name, rel, r.array, f"{src}.w", r.id, "local")
+            for q, dq in parts[st.name]:
+                if r.id in mem_reads:
+                    ld = load_name(r.array)
+                    add((ld, ld), (q, st.name), mem_reads[r.id].intersect_domain(dq).reverse(), r.array, "mem",
+                        r.id, "io")
+                for src, rel, rid in local:
+                    if rid == r.id:
+                        for p, dp in parts[src]:
+                            add((p, src), (q, st.name), rel.intersect_domain(dp).intersect_range(dq), r.array,
+                                f"{src}.w", r.id, "local")
     for array in sorted(writers, key=list(program.arrays).index):
+        sn = store_name(array)
         for piece in iu.union_map_pieces(writers[array]):
             stmt = piece.get_tuple_name(isl.dim_type.in_)
-            add(stmt, store_name(array), piece, array, f"{stmt}.w", "mem", "io")
+            for p, dp in parts[stmt]:
+                add((p, stmt), (sn, sn), piece.intersect_domain(dp), array, f"{stmt}.w", "mem", "io")
     for producer, consumer, rel, array in _memory_order(net, program):
-        add(producer, consumer, rel, array, "mem", "order", "order")
+        add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")
     for c in channels:
         net.add_channel(c)
     net.verify()

@@ -30,7 +30,6 @@ from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 
 DEFAULT_LOCAL_WORDS = 8192
-POINT_ORDERS = ("latency", "original")
 MIN_INNER_TRIP = 8  # the innermost point loop should cover a floating-point operator's pipeline
 
 
@@ -42,8 +41,11 @@ class TileBand:
     hyperplanes: dict  # statement -> isl.Map S[x] -> [f_1..f_K]
     coincident: tuple[bool, ...]
     extents: tuple[int, ...]
+    lows: tuple[int, ...]  # smallest value of each hyperplane: tiles start there
     sizes: tuple[int, ...] = ()
     point_order: tuple[str, ...] = ()  # e.g. ("f1", "f3", "f2") or ("f1+f2+f3", "f1", "f2", "f3")
+    inner: Optional[dict] = None  # statement -> isl.Map S[x] -> [the scheduler's dimensions below the band]
+    inner_at: int = -1  # inner dimensions go before point loop `inner_at` (-1: after all point loops)
 
     @property
     def depth(self) -> int:
@@ -112,11 +114,11 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None) ->
                            else None))
     else:
         groups.append((order, node if node.get_type() == isl.schedule_node_type.band else None))
-    groups.sort(key=lambda g: min(order.index(n) for n in g[0]))  # sequence order = program order here
+    # keep the scheduler's sequence order: it may put a later statement first (write after read)
     out = []
     for names, band in groups:
         if band is None:
-            out.append(TileBand(tuple(names), {}, (), ()))
+            out.append(TileBand(tuple(names), {}, (), (), ()))
             continue
         n = band.band_n_member() if band.band_get_permutable() else 1
         umap = band.band_get_partial_schedule_union_map()
@@ -126,73 +128,90 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None) ->
             keep = m.project_out(isl.dim_type.out, n, m.dim(isl.dim_type.out) - n)
             hyper[st] = iu.reread(keep.intersect_domain(program.statement(st).domain))
         coinc = tuple(bool(band.band_member_get_coincident(d)) for d in range(n))
-        out.append(TileBand(tuple(names), hyper, coinc, _extents(hyper, n)))
+        lows, extents = _ranges(hyper, n)
+        below = {}
+        for m in iu.union_map_pieces(band.get_subtree_schedule_union_map()):
+            st = iu.tuple_name(m)
+            below[st] = iu.reread(m.project_out(isl.dim_type.out, 0, n).intersect_domain(program.statement(st).domain))
+        out.append(TileBand(tuple(names), hyper, coinc, extents, lows, inner=below))
     return out
 
 
-def _extents(hyper: dict, n: int) -> tuple[int, ...]:
-    out = []
+def _ranges(hyper: dict, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(smallest value, extent) of each hyperplane over the group."""
+    lows, extents = [], []
     for d in range(n):
         lo = min(iu.constant_value(m.range().dim_min(d)) for m in hyper.values())
         hi = max(iu.constant_value(m.range().dim_max(d)) for m in hyper.values())
-        out.append(hi - lo + 1)
-    return tuple(out)
+        lows.append(lo)
+        extents.append(hi - lo + 1)
+    return tuple(lows), tuple(extents)
 
 
-def _point_order(band: TileBand, mode: str) -> list[str]:
-    """The point loops of a tile, outermost first, as expressions of the hyperplanes f1..fK.
+def _point_order(band: TileBand, mode: str) -> tuple[tuple[str, ...], int]:
+    """The point loops of a tile, outermost first, as expressions of the hyperplanes f1..fK, and where
+    the scheduler's inner dimensions (loops below the band) go among them.
 
-    `original`: the source order.  `inner`: the coincident hyperplanes (no dependence crosses them) innermost,
-    so dependent iterations are a whole slice of the tile apart.  `wavefront`: f1 + ... + fK
-    outermost; the points of one front are independent."""
+    `original`: the source order.  `inner`: the coincident hyperplanes (no dependence crosses them)
+    innermost, after the inner dimensions too, so dependent iterations are a whole slice of the tile
+    apart.  `wavefront`: f1 + ... + fK outermost; the points of one front are independent."""
     names = [f"f{d + 1}" for d in range(band.depth)]
     if mode == "original":
-        return []  # the original time stamp orders the points (Theorem 5.3 needs exactly that)
+        return (), -1  # the original time stamp orders the points (Theorem 5.3 needs exactly that)
     if mode == "inner" and any(band.coincident) and not all(band.coincident):
-        return [x for d, x in enumerate(names) if not band.coincident[d]] + \
-               [x for d, x in enumerate(names) if band.coincident[d]]
+        outer = [x for d, x in enumerate(names) if not band.coincident[d]]
+        return tuple(outer + [x for d, x in enumerate(names) if band.coincident[d]]), len(outer)
     if mode == "wavefront" and band.depth >= 2:
-        return [" + ".join(names)] + names
-    return names
+        return tuple([" + ".join(names)] + names), -1
+    return tuple(names), -1
 
 
-def recurrence_stalls(program: PolyProgram, schedule: isl.UnionMap, latency: int) -> int:
-    """Estimated stall cycles: over every dependence between two instances of one statement,
-    `latency` minus their distance in iterations of that statement's process, when positive.
-
-    A process starts an iteration per cycle only if a value it produced itself was produced more
-    iterations ago than its pipeline is deep (a reduction through a floating-point adder).  Cycles
-    through several statements are not counted: their distance is the sum over the cycle, which a
-    short hop between two statements does not bound."""
-    total = 0
-    for d in program.flow.dependences:
-        st = program.statement(d.source)
-        if program.access(d.sink_access).statement != st.name:
-            continue
-        m = isl.Map.from_union_map(schedule.intersect_domain(isl.UnionSet.from_set(st.domain)))
-        n = st.domain.dim(isl.dim_type.set)
-        order = sorted((tuple(r[n:]), tuple(r[:n])) for r in iu.map_pairs(m).tolist())
-        rank = {x: k for k, (_t, x) in enumerate(order)}
-        for r in iu.map_pairs(d.relation).tolist():
-            total += max(0, latency - (rank[tuple(r[n:])] - rank[tuple(r[:n])]))
-    return total
+def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[isl.Set]:
+    """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
+    slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
+    they run fully in parallel), else the first one (slabs form a pipeline)."""
+    if parallel <= 1 or not band.depth:
+        return [domain]
+    outer = range(max(1, band.depth - 1))
+    d = next((k for k in outer if band.coincident[k]), 0)
+    size, lo = band.sizes[d], band.lows[d]
+    width = -(-size // parallel)
+    f = [f"f{k}" for k in range(band.depth)]
+    rel = f"({f[d]} - ({lo}))"
+    local = f"({rel} - {size} * floor({rel} / {size}))"
+    out = []
+    for part in range(parallel):
+        slab = isl.Set(f"{{ [{', '.join(f)}] : {part * width} <= {local} < {(part + 1) * width} }}")
+        dom = band.hyperplanes[statement].intersect_range(slab).domain().intersect(domain)
+        if not dom.is_empty():
+            out.append(iu.reread(dom.coalesce()))
+    return out
 
 
 def tiled_schedule(program: PolyProgram, bands: Sequence[TileBand]) -> isl.UnionMap:
     """The tiled time stamp of every statement (module docstring)."""
     kmax = max((b.depth for b in bands), default=0)
     pmax = max((len(b.point_order) for b in bands), default=0)
+    imax = max((m.dim(isl.dim_type.out) for b in bands if b.point_order and b.inner for m in b.inner.values()),
+               default=0)
     out = isl.UnionMap.empty(program.schedule.get_space())
     for g, band in enumerate(bands):
         for st in band.statements:
             orig = program.statement_schedule(st)
-            n_t = orig.dim(isl.dim_type.out)
-            t = [f"t{d}" for d in range(n_t)]
+            t = [f"t{d}" for d in range(orig.dim(isl.dim_type.out))]
             f = [f"f{d + 1}" for d in range(band.depth)]
             src = band.hyperplanes[st].flat_range_product(orig) if band.depth else orig
-            tiles = [f"floor(({f[d]}) / {band.sizes[d]})" for d in range(band.depth)] + ["0"] * (kmax - band.depth)
-            points = [f"({e})" for e in band.point_order] + ["0"] * (pmax - len(band.point_order))
-            text = f"{{ [{', '.join(f + t)}] -> [{', '.join([str(g)] + tiles + points + t)}] }}"
+            inner: list[str] = []
+            if band.point_order and band.inner and st in band.inner:
+                inner = [f"u{d}" for d in range(band.inner[st].dim(isl.dim_type.out))]
+                src = band.hyperplanes[st].flat_range_product(band.inner[st]).flat_range_product(orig)
+            tiles = [f"floor(({f[d]} - ({band.lows[d]})) / {band.sizes[d]})" for d in range(band.depth)] + \
+                ["0"] * (kmax - band.depth)
+            points = [f"({e})" for e in band.point_order]
+            at = len(points) if band.inner_at < 0 else band.inner_at
+            body = points[:at] + inner + ["0"] * (imax - len(inner)) + points[at:]
+            body += ["0"] * (pmax + imax - len(body))
+            text = f"{{ [{', '.join(f + inner + t)}] -> [{', '.join([str(g)] + tiles + body + t)}] }}"
             out = out.union(isl.UnionMap.from_map(src.apply_range(isl.Map(text))))
     return out.coalesce()
 
@@ -214,37 +233,52 @@ def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.Un
     return deps.intersect(schedule.lex_ge_union_map(schedule)).is_empty()
 
 
-RECURRENCE_LATENCY = 16  # cycles from reading an operand to writing the result: a binary64 multiply-add
+POINT_MODES = ("original", "inner", "wavefront")
 
 
-def _with_order(bands: list[TileBand], mode: str) -> list[TileBand]:
-    return [b if not b.depth else TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.sizes,
-                                           tuple(_point_order(b, mode))) for b in bands]
+def _with_order(bands: Sequence[TileBand], mode: str) -> list[TileBand]:
+    out = []
+    for b in bands:
+        if b.depth:
+            order, at = _point_order(b, mode)
+            b = TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, b.sizes, order, b.inner, at)
+        out.append(b)
+    return out
+
+
+def with_point_order(program: PolyProgram, tiling: Tiling, mode: str,
+                     deps: Optional[isl.UnionMap] = None) -> Optional[Tiling]:
+    """The same tiles with another point order, or None when it is not legal (never for a valid band)."""
+    bands = _with_order(tiling.bands, mode)
+    sched = tiled_schedule(program, bands)
+    if not is_legal(program, sched, deps):
+        return None
+    return Tiling(tiling.sizes, tuple(bands), sched, tiling.band_dims, tiling.reason, mode)
+
+
+def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
+    """Every legal, distinct point order of a tiling (original first): the pipeline keeps the one
+    the cycle model of the finished network finds fastest (`hls/dpn/timing.py`)."""
+    if not tiling.is_tiled:
+        return [tiling]
+    deps = conflicts(program)
+    out, seen = [], set()
+    for mode in POINT_MODES:
+        t = tiling if mode == tiling.point_order else with_point_order(program, tiling, mode, deps)
+        if t is not None and str(t.schedule) not in seen:
+            seen.add(str(t.schedule))
+            out.append(t)
+    return out
 
 
 def _finish(program: PolyProgram, bands: list[TileBand], point_order: str, reason: str,
             deps: isl.UnionMap) -> Tiling:
-    """Choose the point order (for `latency`: of original, inner and wavefront, the one with the fewest
-    estimated recurrence stalls, the earlier on a tie) and check legality exactly."""
-    modes = ["original"] if point_order == "original" else ["original", "inner", "wavefront"]
-    best = None
-    for mode in modes:
-        cand = _with_order(bands, mode)
-        sched = tiled_schedule(program, cand)
-        if not is_legal(program, sched, deps):  # cannot happen for a valid isl band; never emit an illegal order
-            continue
-        stalls = recurrence_stalls(program, sched, RECURRENCE_LATENCY) if len(modes) > 1 else 0
-        if best is None or stalls < best[0]:
-            best = (stalls, mode, cand, sched)
-        if stalls == 0:
-            break
-    if best is None:
-        return no_tiling(program, "the scheduler's band did not give a legal tiling; not tiled")
-    stalls, mode, cand, sched = best
-    kmax = max(b.depth for b in cand)
-    first = next(b for b in cand if b.depth)
-    note = f"; about {stalls} recurrence stall cycles estimated" if len(modes) > 1 else ""
-    return Tiling(first.sizes, tuple(cand), sched, kmax, reason + note, mode)
+    mode = "original" if point_order == "latency" else point_order
+    kmax = max(b.depth for b in bands)
+    first = next(b for b in bands if b.depth)
+    base = Tiling(first.sizes, tuple(bands), isl.UnionMap.empty(program.schedule.get_space()), kmax, reason, mode)
+    out = with_point_order(program, base, mode, deps)
+    return out if out is not None else no_tiling(program, "the scheduler's band did not give a legal tiling")
 
 
 def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str = "latency",
@@ -263,7 +297,7 @@ def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str
     for b in bands:
         k = min(len(sizes), b.depth)
         sz = tuple(sizes[:k]) + tuple(b.extents[k:])
-        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, sz))
+        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, sz, inner=b.inner))
     return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps)
 
 
@@ -309,7 +343,8 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
             sizes[d] = new
         # balance the tiles of each cut hyperplane (18 = 9 + 9 rather than 16 + 2)
         sizes = [-(-e // -(-e // s)) for e, s in zip(b.extents, sizes)]
-        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, tuple(sizes)))
+        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, tuple(sizes),
+                            inner=b.inner))
         notes.append(f"footprint {total} words" + ("" if sizes == list(b.extents) else
                                                     f", {round(total * cut)} per band"))
     reason = (f"--tile auto: isl permutable bands; bands fit {local_words} local words ({'; '.join(notes)}); "

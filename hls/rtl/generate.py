@@ -222,6 +222,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     for spec in sorted(operators.values(), key=lambda s: s.module):
         design.rtl[f"{spec.module}.v"] = spec.render()
     channels = [_chan_view(c) for c in net.channels]
+    debug_fields, debug = debug_bus(net, mems, procs)
     kinds = {c.kind for c in net.channels}
     if kinds & {ChannelKind.FIFO, ChannelKind.FIFO_MULT}:
         design.rtl[f"{FIFO_MODULE}.v"] = render("fifo.v.j2", module_name=FIFO_MODULE, width=8, depth=2)
@@ -233,7 +234,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                                                   addr_width=1)
     design.rtl[f"{top}.v"] = render("top.v.j2", kernel=kernel, source=program.file, top=top, scalars=scalars, mems=mems,
                                     channels=channels, processes=procs, fifo_module=FIFO_MODULE,
-                                    fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE)
+                                    fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE,
+                                    debug_fields=debug_fields, debug_width=debug["width"])
     for m in mems:
         design.tb[f"{MEM_MODULE}_{m['name']}.v"] = render(
             "mem_model.v.j2", module_name=f"{MEM_MODULE}_{m['name']}", name=m["name"], width=m["width"],
@@ -241,8 +243,94 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     design.tb[f"{design.tb_top}.v"] = render("tb_top.v.j2", tb=design.tb_top, top=top, scalars=scalars, mems=mems,
                                              nproc=len(procs), mem_module=MEM_MODULE)
     design.interface = {"kernel": kernel, "top": top, "tb_top": design.tb_top, "scalars": scalars, "arrays": mems,
-                        "processes": [p["name"] for p in procs], "params": values}
+                        "processes": [p["name"] for p in procs], "params": values, "debug": debug}
     return design
+
+
+def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple[list[str], dict]:
+    """The top's `dbg_status` vector and its layout, for deadlock reports (`sim.rtl_sim.deadlock_report`).
+
+    `dbg_status` concatenates signals the top already has: per channel both handshakes, the fill
+    count (and the slot addresses of a buffer, the first-read flag of a FIFO with multiplicity), per
+    memory port and unit the request/response handshakes, and every process's finished bit.  It
+    drives nothing, so synthesis removes it; a simulator reads it once, when the watchdog fires.
+    Returns the Verilog concatenation terms (most significant first) and the layout: per entry a
+    field name -> [lsb, width].  `probes` are optional signals inside process instances (path
+    relative to the top) that refine a report when the simulator can read them.
+    """
+    groups: list[list[str]] = []  # one per channel, memory port, process; least significant first
+    width = 0
+
+    def add(expr: str, bits: int = 1, new_group: bool = False) -> list[int]:
+        nonlocal width
+        if new_group or not groups:
+            groups.append([])
+        groups[-1].append(expr)
+        width += bits
+        return [width - bits, bits]
+
+    chans = []
+    for c in net.channels:
+        n = c.name
+        f = {"w_valid": add(f"{n}_w_valid", new_group=True), "w_ready": add(f"{n}_w_ready"),
+             "r_valid": add(f"{n}_r_valid"), "r_ready": add(f"{n}_r_ready"),
+             "count": add(f"{n}_count", clog2(c.depth + 1))}
+        if c.kind == ChannelKind.FIFO_MULT:
+            f["r_first"] = add(f"{n}_r_first")
+        if c.kind == ChannelKind.BUFFER:
+            f["w_addr"] = add(f"{n}_w_addr", clog2(c.depth))
+            f["r_addr"] = add(f"{n}_r_addr", clog2(c.depth))
+        chans.append({"name": n, "kind": c.kind.value, "depth": c.depth, "producer": c.producer,
+                      "consumer": c.consumer, "fields": f, "probes": {"sel": f"u_{c.consumer}.sel_{n}_r"}})
+    units = {(p.array, p.kind): p.name for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)}
+    ports = []
+    for m in mems:
+        a = m["name"]
+        if not (m["load"] or m["store"]):
+            continue
+        f = {"rsp_valid": add(f"{a}_rsp_valid", new_group=True), "rsp_ready": add(f"{a}_rsp_ready")}
+        entry: dict = {"name": a, "fields": f, "units": []}
+        for kind, prefix in ((ProcessKind.LOAD, "ld_"), (ProcessKind.STORE, "st_")):
+            if (a, kind) not in units:
+                continue
+            prefix = prefix if m["load"] and m["store"] else ""
+            entry["units"].append({"process": units[(a, kind)], "kind": kind.value,
+                                   "fields": {"req_valid": add(f"{a}_{prefix}req_valid"),
+                                              "req_ready": add(f"{a}_{prefix}req_ready")}})
+        ports.append(entry)
+    finished, _ = add("proc_finished", len(procs), new_group=True)
+    processes = []
+    for k, p in enumerate(procs):
+        proc = net.process(p["name"])
+        dims = [f"u_{p['name']}.{d}" for d in dim_names(proc.domain.dim(isl.dim_type.set))]
+        processes.append({"name": p["name"], "kind": proc.kind.value, "array": proc.array,
+                          "fields": {"finished": [finished + k, 1]}, "probes": {"iteration": dims}})
+    layout = {"signal": "dbg_status", "width": width, "channels": chans, "memories": ports, "processes": processes}
+    return [", ".join(reversed(g)) for g in reversed(groups)], layout
+
+
+def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
+    """Cycles from starting an iteration to its results entering their channels, per process: the
+    input register, the datapath stages and the output register; a load adds the memory latency."""
+    values = net.program.param_values()
+    out = {}
+    for proc in net.processes:
+        if proc.kind == ProcessKind.COMPUTE:
+            st = net.program.statement(proc.statement)
+            names = dim_names(proc.domain.dim(isl.dim_type.set))
+
+            def affine(e: AffineValue, names=names) -> str:
+                return pw_aff_expr(drop_params(e.expr, values), names)
+
+            reads = {r.id: f"pv_p{k}" for k, r in enumerate(st.reads)}
+            scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
+            dp, _ = datapath.build(st.expr, reads, scalars, affine, st.loc, operator_library())
+            out[proc.name] = dp.depth + 2
+        elif proc.kind == ProcessKind.LOAD:
+            out[proc.name] = memory_latency + 2
+        else:
+            out[proc.name] = 1
+    return out
 
 
 def operator_library() -> dict:

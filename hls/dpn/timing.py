@@ -1,0 +1,199 @@
+"""A cycle-level model of a sized network, and channel sizes for throughput (double buffering).
+
+`size_channels` gives the smallest depths with which the sequential order runs: no deadlock, but a
+process may then wait for its consumer at every value, and parallel processes run in lockstep.  The
+model here runs the network the way the RTL does:
+
+- a process starts at most one iteration per cycle, once every value the iteration reads is in its
+  channel; the values it writes come out of its pipeline `latency` cycles later, in order;
+- when the channel a result goes to is full, the whole pipeline of the process waits;
+- a FIFO frees a word at its (first) read, a buffer frees a slot at the last read of its value;
+- the load and store units of one array share a memory port that accepts one word per cycle.
+
+`deepen` then grows the FIFOs on which producers wait the longest, as long as the modelled cycle count
+keeps dropping: the extra words are what lets transfers of the next tile overlap computation on the
+current one.  Depths only grow, so the deadlock-freedom of the sequential sizes (docs/channel-sizing.md)
+is kept.  The model is also what `report.md` gives as the estimated cycle count.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Optional
+
+from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
+from .tables import NetworkTables
+
+MEMORY_LATENCY = 4  # the simulation memory's default (docs/rtl-interface.md)
+
+
+@dataclass
+class Timing:
+    cycles: Optional[int]  # None: the model stopped making progress
+    full_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a producer waited on it
+    empty_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a consumer waited on it
+    busy: dict[str, int] = field(default_factory=dict)  # process -> iterations started
+
+
+def _slot(c: Channel, x: tuple) -> int:
+    if c.kind != ChannelKind.BUFFER:
+        return 0
+    slot, stride = 0, 1
+    for k in reversed(range(len(c.moduli))):
+        slot += (x[k] % c.moduli[k]) * stride
+        stride *= c.moduli[k]
+    return slot
+
+
+def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
+                    depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000) -> Timing:
+    """Run the cycle model; `depth` overrides channel depths (channel name -> words)."""
+    procs = list(net.processes)
+    chans = list(net.channels)
+    cap = {c.name: (depth or {}).get(c.name, c.depth) for c in chans}
+    # Per process: for each iteration, what it reads (channel, producer iteration, frees) and writes.
+    plan = []
+    for p in procs:
+        its = tables.process(p.name).iterations
+        reads: list[list[tuple[Channel, tuple, bool]]] = [[] for _ in its]
+        writes: list[list[tuple[Channel, tuple]]] = [[] for _ in its]
+        index = {x: k for k, x in enumerate(its)}
+        for c in net.inputs(p.name):
+            tab = tables.channel(c)
+            for x, ys in tab.readers.items():
+                free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
+                for y in ys:
+                    reads[index[y]].append((c, x, y == free_at))
+        for c in net.outputs(p.name):
+            tab = tables.channel(c)
+            for x in tab.readers:
+                writes[index[x]].append((c, x))
+        plan.append((p, reads, writes))
+    ports: dict[str, list[str]] = {}
+    for p in procs:
+        if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
+            ports.setdefault(p.array, []).append(p.name)
+
+    avail: dict[str, dict[tuple, int]] = {c.name: {} for c in chans}
+    fill = {c.name: 0 for c in chans}
+    slots: dict[str, set[int]] = {c.name: set() for c in chans}
+    nxt = [0] * len(plan)
+    inflight: list[deque] = [deque() for _ in plan]
+    full_waits = {c.name: 0 for c in chans}
+    empty_waits = {c.name: 0 for c in chans}
+    port_turn = {a: 0 for a in ports}
+    was_frozen = [False] * len(plan)
+    t = 0
+    last = 0
+    while True:
+        progress = False
+        frees: list[tuple[str, int]] = []
+        port_used: set[str] = set()
+        pending = False
+        wake = None
+        for i, (p, reads, writes) in enumerate(plan):
+            q = inflight[i]
+            frozen = False
+            was_frozen[i] = False
+            if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
+                outs = q[0][1]
+                blocked = [c for c, x in outs
+                           if (c.kind == ChannelKind.BUFFER and _slot(c, x) in slots[c.name])
+                           or (c.kind != ChannelKind.BUFFER and fill[c.name] >= cap[c.name])]
+                if blocked:
+                    for c in blocked:
+                        full_waits[c.name] += 1
+                    frozen = True
+                    was_frozen[i] = True
+                else:
+                    for c, x in outs:
+                        avail[c.name][x] = t + 1
+                        fill[c.name] += 1
+                        if c.kind == ChannelKind.BUFFER:
+                            slots[c.name].add(_slot(c, x))
+                    q.popleft()
+                    progress = True
+                    last = max(last, t + 1)
+            elif q:
+                wake = q[0][0] if wake is None else min(wake, q[0][0])
+            k = nxt[i]
+            if k >= len(reads):
+                pending |= bool(q)
+                continue
+            pending = True
+            if frozen:
+                continue
+            missing = None
+            for c, x, _free in reads[k]:
+                when = avail[c.name].get(x)
+                if when is None or when > t:
+                    missing = c
+                    if when is not None:
+                        wake = when if wake is None else min(wake, when)
+                    break
+            if missing is not None:
+                empty_waits[missing.name] += 1
+                continue
+            if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
+                users = ports[p.array]
+                if p.array in port_used:
+                    continue
+                if len(users) > 1 and users[port_turn[p.array] % len(users)] != p.name:
+                    # round robin: the other unit has priority this cycle if it is ready too
+                    other = plan[procs.index(net.process(next(u for u in users if u != p.name)))]
+                    j = procs.index(other[0])
+                    if not was_frozen[j] and nxt[j] < len(other[1]) and all(avail[c.name].get(x, t + 1) <= t for c, x, _f in other[1][nxt[j]]):
+                        continue
+                port_used.add(p.array)
+                port_turn[p.array] += 1
+            for c, x, free in reads[k]:
+                if free:
+                    frees.append((c.name, _slot(c, x)))
+            q.append((t + latency.get(p.name, 1), writes[k]))
+            nxt[i] = k + 1
+            progress = True
+            last = max(last, t + 1)
+        for name, s in frees:  # a word read this cycle is free from the next one
+            fill[name] -= 1
+            slots[name].discard(s)
+        if not pending:
+            return Timing(last, full_waits, empty_waits, {p.name: nxt[i] for i, (p, _r, _w) in enumerate(plan)})
+        if progress or frees:
+            t += 1
+        elif wake is not None and wake > t:
+            t = wake
+        else:
+            return Timing(None, full_waits, empty_waits)
+        if t > max_cycles:
+            return Timing(None, full_waits, empty_waits)
+
+
+def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
+           budget_words: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
+    """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after)."""
+    before = simulate_timing(net, tables, latency)
+    if before.cycles is None:
+        return net, before, before
+    depth = {c.name: c.depth for c in net.channels}
+    best = before
+    spent = 0
+    for _ in range(rounds):
+        hot = [c for c in net.channels if c.kind != ChannelKind.BUFFER
+               and best.full_waits.get(c.name, 0) > 0.02 * best.cycles]
+        if not hot:
+            break
+        trial = dict(depth)
+        extra = 0
+        for c in hot:
+            grow = max(2, trial[c.name])
+            trial[c.name] += grow
+            extra += grow
+        if budget_words is not None and spent + extra > budget_words:
+            break
+        res = simulate_timing(net, tables, latency, trial)
+        if res.cycles is None or res.cycles > 0.98 * best.cycles:
+            break
+        depth, best, spent = trial, res, spent + extra
+    grown = [replace(c, depth=depth[c.name]) if depth[c.name] != c.depth else c for c in net.channels]
+    return net.with_channels(grown, net.stage), before, best

@@ -1,0 +1,54 @@
+"""The vectorized point enumeration (`isl_utils.points`) against isl's own point visitor."""
+
+from __future__ import annotations
+
+import islpy as isl
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hls.poly import isl_utils as iu
+
+
+def _visit(s: isl.Set) -> np.ndarray:
+    n = s.dim(isl.dim_type.set)
+    out: list[tuple[int, ...]] = []
+    s.foreach_point(lambda p: out.append(tuple(int(p.get_coordinate_val(isl.dim_type.set, d).to_python())
+                                               for d in range(n))))
+    return np.array(sorted(out), dtype=np.int64).reshape(len(out), n)
+
+
+coef = st.integers(-3, 3)
+
+
+@st.composite
+def sets(draw):
+    n = draw(st.integers(1, 3))
+    names = [f"x{d}" for d in range(n)]
+    cons = [f"{draw(st.integers(-4, 0))} <= {x} <= {draw(st.integers(0, 6))}" for x in names]
+    for _ in range(draw(st.integers(0, 2))):
+        terms = " + ".join(f"{draw(coef)} * {x}" for x in names)
+        cons.append(f"{terms} + {draw(st.integers(-5, 5))} >= 0")
+    if draw(st.booleans()):  # a stride through an existential variable
+        m = draw(st.integers(2, 4))
+        cons.append(f"exists (e : {' + '.join(f'{draw(coef)} * {x}' for x in names)} = {m} * e + {draw(st.integers(0, m - 1))})")
+    par = draw(st.booleans())
+    text = (f"[N] -> {{ [{', '.join(names)}] : N = 5 and {' and '.join(cons)} }}" if par else
+            f"{{ [{', '.join(names)}] : {' and '.join(cons)} }}")
+    s = isl.Set(text)
+    if draw(st.booleans()):
+        s = s.union(isl.Set(text.replace("<= 6", "<= 9").replace(">= 0", ">= -2")))
+    return s
+
+
+@settings(max_examples=120, deadline=None)
+@given(sets())
+def test_points_equal_isl_visitor(s):
+    assert np.array_equal(iu.points(s), _visit(s))
+
+
+def test_points_of_a_relation_are_sorted_pairs():
+    m = isl.Map("{ S[i, j] -> T[j, i + 1] : 0 <= i < 4 and 0 <= j < i }")
+    pairs = iu.map_pairs(m)
+    assert pairs.tolist() == sorted(pairs.tolist()) and len(pairs) == 6
+    assert all(b == c and d == a + 1 for a, b, c, d in pairs.tolist())
