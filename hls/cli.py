@@ -254,7 +254,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     try:
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
         (tmp / "dpn.dot").write_text(network_to_dot(res.network))
-        summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network)}
+        summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network),
+                   **(res.timing or {})}
         rtl_note = _write_rtl(tmp, res, args)
         if rtl_note:
             res.network.notes.append(rtl_note)
@@ -366,6 +367,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         **_traffic(res.program, res.tables, res.network),
         **stats,
         **(res.fifo_stats or {}),
+        **(res.timing or {}),
         "tiling": res.network.tiling.describe() if res.network.tiling is not None else "none",
         "seconds_compile": round(res.seconds, 3),
         "seconds_reference": round(t1 - t0, 3),

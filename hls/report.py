@@ -39,7 +39,13 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
         "sink_port": c.sink_port, "kind": c.kind.value, "depth": c.depth, "width": c.width, "words": c.words,
         "max_live": c.max_live, "moduli": list(c.moduli), "why_not_fifo": _why_not_fifo(c), "role": c.role,
     } for c in net.channels]
-    return {"kernel": program.name, "file": program.file, "params": program.param_values(), "tiling": "none",
+    t = net.tiling
+    tiling = {"description": "none", "reason": "tiling not requested"} if t is None or not t.is_tiled else {
+        "description": t.describe(), "reason": t.reason, "sizes": list(t.sizes), "point_order": t.point_order,
+        "band_dims": t.band_dims}
+    if t is not None and not t.is_tiled:
+        tiling["reason"] = t.reason
+    return {"kernel": program.name, "file": program.file, "params": program.param_values(), "tiling": tiling,
             "summary": summary, "processes": procs, "channels": chans, "notes": list(program.notes) + net.notes}
 
 
@@ -53,7 +59,12 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
     lines = [f"# dpn-synth report: `{program.name}`", "", f"Source: `{program.file}`", ""]
     if data["params"]:
         lines += ["Parameters: " + ", ".join(f"`{k}={v}`" for k, v in data["params"].items()), ""]
-    lines += ["Tiling: none (untiled process network, one process per statement)", "", "## Summary", ""]
+    tiling = data["tiling"]
+    if tiling["description"] == "none":
+        lines += [f"Tiling: none (untiled process network; {tiling['reason']})", ""]
+    else:
+        lines += [f"Tiling: {tiling['description']}", "", f"Why: {tiling['reason']}", ""]
+    lines += ["## Summary", ""]
     lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in summary.items()]
     lines += ["", "## Processes", "", "| process | kind | iterations | statement | source |", "|---|---|---|---|---|"]
     for p in data["processes"]:
