@@ -148,3 +148,13 @@ def test_untiled_traffic_equals_compulsory():
         out = _check(res, seeds=(0,))
         live_in = sum(1 for p in res.network.processes if p.kind == ProcessKind.LOAD for _ in res.tables.process(p.name).iterations)
         assert out.words_loaded == live_in
+
+
+@pytest.mark.parametrize("parallel", [2, 4])
+@pytest.mark.parametrize("path", EXAMPLES, ids=ids(EXAMPLES))
+def test_example_parallel_matches_gcc(path, parallel):
+    res = run(Options(str(path), params=example_params(path), tile="auto", parallel=parallel))
+    _check(res, seeds=(parallel,))
+    for st in res.program.statements:  # the parts of a statement cover its instances exactly once
+        parts = [p for p in res.network.processes if p.statement == st.name]
+        assert sum(iu.card(p.domain) for p in parts) == iu.card(st.domain)
