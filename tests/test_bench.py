@@ -42,7 +42,7 @@ def test_csv_and_json_rows(results):
         assert r["words_moved"] == r["words_loaded"] + r["words_stored"]
         assert r["traffic_per_compulsory"] >= 1.0
         assert r["words_moved"] >= r["compulsory_words"] > 0
-        assert r["channel_words"] > 0 and r["compile_s"] < 10
+        assert r["channel_words"] > 0 and r["compile_cpu_s"] < 10 and r["compile_s"] > 0
         assert r["sim_cycles_per_s"] > 0
         if r["cycles_per_roofline"] > suite.ABOVE:
             assert r["reason"]
@@ -67,12 +67,13 @@ def test_markdown_summary(results):
 def test_explain_names_the_bounds():
     row = {"roofline_cycles": 100, "cycles": 400, "statement_instances": 300, "compute_processes": 3,
            "max_process_instances": 250, "max_process": "S1", "_max_statement": "S1", "port_words": 120,
+           "ideal_cycles": 260, "latency_cycles": 300, "model_cycles": 300, "max_compute_latency": 8,
            "busiest_port": "A", "_port_loads": 120, "_port_stores": 0, "traffic_per_compulsory": 1.0,
            "bound_cycles": 250, "recurrence_stalls": None}
     text = suite.explain(row)
     assert text.startswith("one statement holds 83% of the instances")
     assert "bounds cycles/roofline at 2.50" in text and "memory-bound: array A moves 120 words" in text
-    assert "latency: 150 cycles over" in text
+    assert "start-up: the RTL takes 100 cycles more than the cycle model" in text
 
 
 def test_configs_and_cli_delegation(capsys):
