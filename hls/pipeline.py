@@ -115,6 +115,21 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options) -> _Built:
     return _Built(net, typed, tables, timing, stages)
 
 
+def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
+    """`--tile auto`: the scheduler's own groups, and, when it differs, one band per component with the
+    read reuse as proximity (`tiling.schedule_bands`); the cycle model picks between them."""
+    plain = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
+    fused = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fuse=True)
+    if not fused.is_tiled or fused.describe() == plain.describe():
+        return [plain]
+    return [plain, fused]
+
+
+def _variant_name(t: Tiling, n_bases: int) -> str:
+    bands = ("fused bands, " if t.fused else "separate bands, ") if n_bases > 1 else ""
+    return f"{bands}point order `{t.point_order}`"
+
+
 def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         dump_after: Optional[str] = None, emit: Callable[[str], None] = print) -> Compiled:
     """Run the passes up to `until`.  With `symbolic`, parameters not given stay symbolic (analyze)."""
@@ -151,18 +166,20 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     if until == "dataflow" or symbolic:
         return Compiled(kernel, program, None, None, time.perf_counter() - t0)
     if tile_sizes is None:
-        tiling = no_tiling(program)
+        bases = [no_tiling(program)]
     elif not tile_sizes:
-        tiling = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
+        bases = _auto_candidates(program, opts)
     else:
-        tiling = tile_program(program, tile_sizes, point_order=opts.point_order)
-    variants = point_order_variants(program, tiling) if opts.point_order == "latency" else [tiling]
+        bases = [tile_program(program, tile_sizes, point_order=opts.point_order)]
+    variants = []
+    for base in bases:
+        variants += point_order_variants(program, base) if opts.point_order == "latency" else [base]
     built = [_network(program, t, opts) for t in variants]
     best = min(range(len(built)), key=lambda k: (built[k].cycles is None, built[k].cycles or 0, k))
     tiling, chosen = variants[best], built[best]
     if len(variants) > 1:
-        tried = ", ".join(f"{t.point_order} {b.cycles}" for t, b in zip(variants, built))
-        tiling = replace(tiling, reason=f"{tiling.reason}; point order `{tiling.point_order}` has the fewest "
+        tried = ", ".join(f"{_variant_name(t, len(bases))} {b.cycles}" for t, b in zip(variants, built))
+        tiling = replace(tiling, reason=f"{tiling.reason}; {_variant_name(tiling, len(bases))} has the fewest "
                                         f"modelled cycles ({tried})")
         chosen.network.tiling = tiling
     after("tile", tiling)

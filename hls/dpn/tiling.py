@@ -20,7 +20,7 @@ exactly with isl.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 import islpy as isl
@@ -74,6 +74,7 @@ class Tiling:
     band_dims: int  # leading time dimensions that identify a tile band
     reason: str
     point_order: str = "original"
+    fused: bool = False  # bands come from `schedule_bands(fuse=True)` (statements sharing arrays together)
 
     @property
     def is_tiled(self) -> bool:
@@ -89,19 +90,44 @@ def no_tiling(program: PolyProgram, reason: str = "tiling not requested") -> Til
     return Tiling((), (), program.schedule, 0, reason)
 
 
-def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None) -> list[TileBand]:
+def read_reuse(program: PolyProgram) -> isl.UnionMap:
+    """Pairs of instances reading one element, in original order (input dependences): reuse that no
+    dataflow edge shows, e.g. two statements reading one matrix in bicg or mvt."""
+    reads = isl.UnionMap.empty(program.schedule.get_space())
+    for st in program.statements:
+        for a in st.reads:
+            reads = reads.union(isl.UnionMap.from_map(a.relation.intersect_domain(st.domain)))
+    return reads.apply_range(reads.reverse()).intersect(program.schedule.lex_lt_union_map(program.schedule))
+
+
+def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool) -> isl.Schedule:
+    ctx = isl.DEFAULT_CONTEXT
+    saved = ctx.get_schedule_whole_component()
+    ctx.set_schedule_whole_component(1 if whole_component else 0)
+    try:
+        return sc.compute_schedule()
+    finally:
+        ctx.set_schedule_whole_component(saved)
+
+
+def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *, fuse: bool = False) -> list[TileBand]:
     """Statement groups and their outermost permutable band, from the isl scheduler.
 
     Validity and coincidence constraints are all conflicting access pairs; proximity is the
-    dataflow, so the scheduler favours bands along which values are reused."""
+    dataflow, so the scheduler favours bands along which values are reused.  With `fuse`, proximity
+    also holds the read reuse and the scheduler looks for one band over each whole component: statements
+    that only share an array they read then land in one tile band, which loads it once (chapter 4:
+    bands are the reuse units) instead of once per group."""
     deps = conflicts(program) if deps is None else deps
     dom = iu.union((isl.UnionSet.from_set(s.domain) for s in program.statements),
                    isl.UnionSet.empty(program.schedule.get_space().params()))
     flow = iu.union((isl.UnionMap.from_map(d.relation) for d in program.flow.dependences),
                     isl.UnionMap.empty(dom.get_space())) if program.flow is not None else deps
+    if fuse:
+        flow = flow.union(read_reuse(program))
     sc = (isl.ScheduleConstraints.on_domain(iu.reread(dom)).set_validity(iu.reread(deps))
           .set_coincidence(iu.reread(deps)).set_proximity(iu.reread(flow)))
-    root = sc.compute_schedule().get_root()
+    root = _compute_schedule(sc, fuse).get_root()
     node = root.child(0) if root.n_children() else root
     order = [s.name for s in program.statements]
     groups: list[tuple[list[str], Optional[isl.ScheduleNode]]] = []
@@ -253,7 +279,7 @@ def with_point_order(program: PolyProgram, tiling: Tiling, mode: str,
     sched = tiled_schedule(program, bands)
     if not is_legal(program, sched, deps):
         return None
-    return Tiling(tiling.sizes, tuple(bands), sched, tiling.band_dims, tiling.reason, mode)
+    return replace(tiling, bands=tuple(bands), schedule=sched, point_order=mode)
 
 
 def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
@@ -272,23 +298,24 @@ def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
 
 
 def _finish(program: PolyProgram, bands: list[TileBand], point_order: str, reason: str,
-            deps: isl.UnionMap) -> Tiling:
+            deps: isl.UnionMap, fused: bool = False) -> Tiling:
     mode = "original" if point_order == "latency" else point_order
     kmax = max(b.depth for b in bands)
     first = next(b for b in bands if b.depth)
-    base = Tiling(first.sizes, tuple(bands), isl.UnionMap.empty(program.schedule.get_space()), kmax, reason, mode)
+    base = Tiling(first.sizes, tuple(bands), isl.UnionMap.empty(program.schedule.get_space()), kmax, reason, mode,
+                  fused)
     out = with_point_order(program, base, mode, deps)
     return out if out is not None else no_tiling(program, "the scheduler's band did not give a legal tiling")
 
 
 def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str = "latency",
-                 deps: Optional[isl.UnionMap] = None) -> Tiling:
+                 deps: Optional[isl.UnionMap] = None, fuse: bool = False) -> Tiling:
     """Tile the outer `len(sizes)` hyperplanes of every group's band by the given sizes (the other
-    hyperplanes of a band are not cut: one tile spans them)."""
+    hyperplanes of a band are not cut: one tile spans them); `fuse` as in `schedule_bands`."""
     if any(t < 1 for t in sizes):
         raise CompileError(program.loc, f"--tile: tile sizes must be positive, got {list(sizes)}")
     deps = conflicts(program) if deps is None else deps
-    bands = schedule_bands(program, deps)
+    bands = schedule_bands(program, deps, fuse=fuse)
     depth = max((b.depth for b in bands), default=0)
     if len(sizes) > depth:
         raise CompileError(program.loc, f"--tile gives {len(sizes)} sizes but the deepest permutable band the "
@@ -298,7 +325,7 @@ def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str
         k = min(len(sizes), b.depth)
         sz = tuple(sizes[:k]) + tuple(b.extents[k:])
         out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, sz, inner=b.inner))
-    return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps)
+    return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps, fuse)
 
 
 def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
@@ -315,7 +342,7 @@ def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
 
 
 def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
-                point_order: str = "latency") -> Tiling:
+                point_order: str = "latency", fuse: bool = False) -> Tiling:
     """Tile every group's permutable band with sizes whose band footprint fits `local_words`.
 
     A band is all tiles along the last hyperplane for fixed outer tile coordinates, so only the outer
@@ -323,7 +350,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
     last one keeps the whole extent.  When everything fits, one band holds the whole group: off-chip
     traffic is then compulsory, and the point order still covers operator latencies."""
     deps = conflicts(program)
-    bands = schedule_bands(program, deps)
+    bands = schedule_bands(program, deps, fuse=fuse)
     if not any(b.depth for b in bands):
         return no_tiling(program, "--tile auto: the scheduler found no permutable band")
     out, notes = [], []
@@ -347,9 +374,9 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
                             inner=b.inner))
         notes.append(f"footprint {total} words" + ("" if sizes == list(b.extents) else
                                                     f", {round(total * cut)} per band"))
-    reason = (f"--tile auto: isl permutable bands; bands fit {local_words} local words ({'; '.join(notes)}); "
+    reason = (f"--tile auto: isl permutable bands{' fused over shared arrays' if fuse else ''}; bands fit {local_words} local words ({'; '.join(notes)}); "
               f"{point_order} point order")
-    return _finish(program, out, point_order, reason, deps)
+    return _finish(program, out, point_order, reason, deps, fuse)
 
 
 def parse_tile_option(text: str) -> Optional[list[int]]:

@@ -178,21 +178,33 @@ def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int
     depth = {c.name: c.depth for c in net.channels}
     best = before
     spent = 0
+    fifos = [c for c in net.channels if c.kind != ChannelKind.BUFFER]
+
+    def hot(t: Timing, cycles: int) -> list[Channel]:
+        return [c for c in fifos if t.full_waits.get(c.name, 0) > 0.02 * cycles]
+
     for _ in range(rounds):
-        hot = [c for c in net.channels if c.kind != ChannelKind.BUFFER
-               and best.full_waits.get(c.name, 0) > 0.02 * best.cycles]
-        if not hot:
+        grow_next = hot(best, best.cycles)
+        if not grow_next:
             break
-        trial = dict(depth)
-        extra = 0
-        for c in hot:
-            grow = max(2, trial[c.name])
-            trial[c.name] += grow
-            extra += grow
-        if budget_words is not None and spent + extra > budget_words:
-            break
-        res = simulate_timing(net, tables, latency, trial)
-        if res.cycles is None or res.cycles > 0.98 * best.cycles:
+        trial, extra, res = dict(depth), 0, None
+        # Growing one FIFO of a chain often only moves the wait to the next one (LOAD -> S -> STORE
+        # at depth 1): keep growing what the trial itself shows to be full before judging it.
+        for _step in range(3):
+            for c in grow_next:
+                grow = max(2, trial[c.name])
+                trial[c.name] += grow
+                extra += grow
+            if budget_words is not None and spent + extra > budget_words:
+                res = None
+                break
+            res = simulate_timing(net, tables, latency, trial)
+            if res.cycles is None or res.cycles <= 0.98 * best.cycles:
+                break
+            grow_next = [c for c in hot(res, res.cycles) if res.full_waits[c.name] > best.full_waits.get(c.name, 0)]
+            if not grow_next:
+                break
+        if res is None or res.cycles is None or res.cycles > 0.98 * best.cycles:
             break
         depth, best, spent = trial, res, spent + extra
     grown = [replace(c, depth=depth[c.name]) if depth[c.name] != c.depth else c for c in net.channels]
