@@ -46,7 +46,7 @@ endmodule
 def inline_operators() -> dict[str, tuple[str, str]]:
     """Integer operators the datapath emits in-line: key -> (module, Verilog)."""
     out = {}
-    for op, sym, what in (("mul", "*", "multiplication"), ("div", "/", "signed division (truncating)")):
+    for op, sym, what in (("mul", "*", "multiplication"),):  # division: the pipelined divider (int_arith)
         for bits in (32, 64):
             module = f"inline_{op}_i{bits}"
             out[f"{op}.i{bits}"] = (module, _INLINE.format(module=module, what=f"{bits}-bit {what}", msb=bits - 1,
@@ -59,7 +59,7 @@ def _sources() -> dict[str, str]:
     import importlib
 
     out = {}
-    for mod in ("fp_arith", "fp_convert"):
+    for mod in ("fp_arith", "fp_convert", "int_arith"):
         try:
             out.update({k: mod for k in importlib.import_module(f"hls.rtl.{mod}").OPERATORS})
         except (ImportError, AttributeError):

@@ -2,12 +2,15 @@
 
 Every node becomes a signal of its C type (`signed [W-1:0]` or `[W-1:0]`) valid at a pipeline
 *stage* (0 = the cycle the iteration is issued).  Integer operators are combinational: Verilog's sized
-arithmetic wraps like two's-complement C, `/` and `%` on signed operands truncate toward zero, `>>` on
-signed values is `>>>`, shift counts are masked to the width as x86 does, and casts extend or truncate
-explicitly.  Floating-point operators are pipelined modules from the operator library
-(`operators.py`) with a declared latency: their operands are first delayed to a common stage, and
-their result is valid `latency` stages later.  All delay registers and operators advance together on
-`dp_en`, so the whole process stalls as one pipeline.
+arithmetic wraps like two's-complement C, `>>` on signed values is `>>>`, shift counts are masked to
+the width as x86 does, and casts extend or truncate explicitly.  Integer `/` and `%` are the
+exception: a combinational divider is a W-deep chain of subtractors, so they use the pipelined
+divider of the operator library (`int_arith.py`), except by a positive power-of-two constant, which
+is a shift and a mask (with the round-toward-zero bias for signed operands).  Floating-point
+operators and the divider are pipelined modules from the operator library (`operators.py`) with a
+declared latency: their operands are first delayed to a common stage, and their result is valid
+`latency` stages later.  All delay registers and operators advance together on `dp_en`, so the whole
+process stalls as one pipeline.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ from typing import Callable, Mapping
 
 from ..diagnostics import CompileError, SourceLoc
 from ..poly import expr as E
-from ..poly.types import INT32, ScalarType
+from ..poly.types import INT32, UINT8, UINT16, UINT32, UINT64, ScalarType
+from . import int_arith
+from .int_arith import reciprocal
 from .operators import OperatorSpec
 
+UNSIGNED = {8: UINT8, 16: UINT16, 32: UINT32, 64: UINT64}
 CMP_NAMES = {"<": "flt", "<=": "fle", ">": "fgt", ">=": "fge", "==": "feq", "!=": "fne"}
 ARITH_NAMES = {"+": "fadd", "-": "fsub", "*": "fmul", "/": "fdiv"}
 CALL_NAMES = {"sqrt": "fsqrt", "fabs": "fabs", "fmin": "fmin", "fmax": "fmax"}
@@ -36,6 +42,16 @@ def literal(v: int, t: ScalarType) -> str:
 
 def fmt(t: ScalarType) -> str:
     return f"f{t.bits}"
+
+
+def const_value(e: E.Expr) -> int | None:
+    """The value of an integer constant operand (possibly under casts), as its own type reads it."""
+    if isinstance(e, E.Cast) and e.type.is_int and e.operand.type.is_int:
+        inner = const_value(e.operand)
+        return None if inner is None else e.type.wrap(inner)
+    if isinstance(e, E.Const) and e.type.is_int:
+        return e.type.wrap(int(e.value))
+    return None
 
 
 def int_key(t: ScalarType) -> str:
@@ -91,6 +107,8 @@ class Datapath:
         self.stage[f"{name}_y"] = start + spec.latency
         self.types[f"{name}_y"] = out_t if spec.output_width == out_t.bits else INT32
         if spec.output_width == out_t.bits:
+            if out_t.is_int and out_t.signed:  # module ports are unsigned; C comparisons need the sign
+                return self.wire(out_t, f"$signed({name}_y)", start + spec.latency)
             return f"{name}_y"
         # a 1-bit comparison result becomes a C int
         return self.wire(out_t, f"{{{out_t.bits - 1}'b0, {name}_y}}", start + spec.latency)
@@ -108,9 +126,10 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
         dp.stage[sig] = 0
 
     def op(key: str) -> OperatorSpec:
-        if key not in library:
+        spec = library.get(key)
+        if spec is None:
             raise CompileError(loc, f"no hardware operator `{key}` in the operator library")
-        return library[key]
+        return spec
 
     def combine(t: ScalarType, args: list[str], text: Callable[..., str]) -> str:
         s = max(dp.stage[a] for a in args)
@@ -137,6 +156,44 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{{a}[{s.bits - 1}]}}}}, {a}}}")
         return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{1'b0}}}}, {a}}}")
 
+    def const_divide(o: str, a: str, divisor: int, t: ScalarType) -> str:
+        """`a / divisor` or `a % divisor` by a multiply with the reciprocal (`int_arith.reciprocal`):
+        no pipeline stages on a recurrence like a stencil's `/ 3`.  Mirrors `int_arith.const_divide`."""
+        w = t.bits
+        m, sh = reciprocal(abs(divisor), w)
+        wide = 2 * w + 1
+        if t.signed:  # magnitude of the dividend as a W-bit unsigned value (INT_MIN's is 2**(W-1))
+            mag = combine(UNSIGNED[w], [a], lambda x: f"{x}[{w - 1}] ? -{x} : {x}")
+        else:
+            mag = a
+        uq = combine(UNSIGNED[w], [mag], lambda x: f"({{{{{w + 1}{{1'b0}}}}, {x}}} * {wide}'h{m:x}) >> {sh}")
+        if t.signed:
+            flip = "~" if divisor < 0 else ""
+            q = combine(t, [a, uq], lambda x, y: f"$signed(({flip}{x}[{w - 1}]) ? -{y} : {y})")
+        else:
+            q = uq
+        if o == "/":
+            return q
+        return combine(t, [a, q], lambda x, y: f"{x} - {y} * {literal(divisor, t)}")
+
+    def divide(o: str, lhs: E.Expr, rhs: E.Expr, t: ScalarType) -> str:
+        a = go(lhs)
+        divisor = const_value(rhs)
+        if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
+            k = divisor.bit_length() - 1
+            mask = literal(divisor - 1, t)
+            if not t.signed:
+                return combine(t, [a], lambda x: f"{x} >> {k}" if o == "/" else f"{x} & {mask}")
+            # truncation toward zero: a negative dividend is biased by divisor - 1 before the shift
+            q = combine(t, [a], lambda x: f"({x} + ($signed({{{t.bits}{{{x}[{t.bits - 1}]}}}}) & {mask})) >>> {k}")
+            if o == "/":
+                return q
+            return combine(t, [a, q], lambda x, y: f"{x} - ({y} <<< {k})")
+        if divisor is not None and divisor != 0 and (not t.signed or divisor not in (-1, -(1 << (t.bits - 1)))):
+            return const_divide(o, a, divisor, t)
+        kind = "div" if o == "/" else "rem"
+        return dp.instance(op(f"{kind}.{'i' if t.signed else 'u'}{t.bits}"), [a, go(rhs)], t)
+
     def go(e: E.Expr) -> str:
         t = e.type
         if isinstance(e, E.Const):
@@ -161,6 +218,8 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             if t.is_float:
                 return dp.instance(op(f"fneg.{fmt(t)}"), [a], t)
             return combine(t, [a], lambda x: f"{e.op}{x}")
+        if isinstance(e, E.Binary) and e.op in ("/", "%") and t.is_int:
+            return divide(e.op, e.lhs, e.rhs, t)
         if isinstance(e, E.Binary):
             a, b = go(e.lhs), go(e.rhs)
             o = e.op

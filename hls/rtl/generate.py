@@ -336,7 +336,7 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
 def operator_library() -> dict:
     """Every datapath operator available, by key (see datapath.py for the key scheme)."""
     lib: dict = {}
-    for mod in ("fp_arith", "fp_convert"):
+    for mod in ("fp_arith", "fp_convert", "int_arith"):
         try:
             lib.update(__import__(f"hls.rtl.{mod}", fromlist=["OPERATORS"]).OPERATORS)
         except ImportError:

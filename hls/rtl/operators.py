@@ -5,7 +5,9 @@ Every operator is a Verilog module rendered from a template in `hw_templates/`, 
 operand inputs and one output `y`.  The result for operands presented on an enabled cycle appears
 on `y` after exactly `latency` further enabled cycles (latency 0 = combinational).  Results are
 bit-exact with x86-64 SSE (round to nearest even, subnormals kept; any NaN is accepted where a NaN
-is due).
+is due) for floating point (`fp_arith.py`, `fp_convert.py`), and with C for the integer divider
+(`int_arith.py`; division by zero and INT_MIN / -1, which trap on x86, give documented results).
+Ports are unsigned vectors: the datapath reinterprets a signed result with `$signed`.
 """
 
 from __future__ import annotations
