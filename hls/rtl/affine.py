@@ -107,6 +107,8 @@ def drop_params(obj, values: dict[str, int]):
     """Fix bound parameters and remove them, so that generated expressions only see iteration dims."""
     if obj.dim(isl.dim_type.param) == 0:
         return obj
+    if isinstance(obj, isl.PwAff):  # an affine value of the statement (e.g. `n - 1`): through its map
+        return isl.PwMultiAff.from_map(drop_params(isl.Map.from_pw_aff(obj), values)).get_pw_aff(0)
     names = [obj.get_dim_name(isl.dim_type.param, k) for k in range(obj.dim(isl.dim_type.param))]
     for k, nm in enumerate(names):
         if nm in values:
