@@ -35,12 +35,33 @@ def _draw(rng: np.random.Generator, t: ScalarType, shape: tuple[int, ...]) -> np
     return rng.integers(lo, 100, size=shape, endpoint=True).astype(t.dtype)
 
 
+class KernelInputs(dict):
+    """Values of the kernel's C arguments, which also answers for its hoisted scalars.
+
+    Hoisted scalars (`PolyProgram.hoisted`) are top inputs of the hardware but not arguments of the C
+    function: the gcc reference rejects unknown arguments, so they are not items of the dict (`{**inputs}`,
+    `.items()` see the C arguments only), while `inputs["h0"]`, as the simulators and testbench writers
+    look up every scalar port, computes them with gcc from the current argument values."""
+
+    def __init__(self, program: PolyProgram, values: dict[str, object]) -> None:
+        super().__init__(values)
+        self.program = program
+
+    def __missing__(self, key: str) -> object:
+        if any(h.name == key for h in self.program.hoisted):
+            from .hoisted import hoisted_values
+
+            return hoisted_values(self.program, self)[key]
+        raise KeyError(key)
+
+
 def random_inputs(program: PolyProgram, seed: int) -> dict[str, object]:
-    """Values for every kernel argument: bound parameters, random scalars and random arrays."""
+    """Values for every kernel argument: bound parameters, random scalars and random arrays (hoisted
+    scalars are derived on lookup, see `KernelInputs`)."""
     rng = np.random.default_rng(seed)
-    values: dict[str, object] = {}
+    values: dict[str, object] = KernelInputs(program, {})
     params = program.param_values()
-    for a in program.args:
+    for a in program.c_args:
         if a.kind == "param":
             values[a.name] = params[a.name]
         elif a.kind == "scalar":

@@ -17,6 +17,42 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+_FMT = {"int8_t": "b", "uint8_t": "B", "int16_t": "h", "uint16_t": "H", "int32_t": "i", "uint32_t": "I",
+        "int64_t": "q", "uint64_t": "Q", "float": "f", "double": "d"}
+_UFMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
+
+
+def _hoisted_ports(scalars: dict, run_dir: Path) -> dict:
+    """Recompute the hoisted scalar ports (hoisted.c: parameter-only subexpressions such as exp(-alpha),
+    compiled by gcc here with the reference's flags) from the kernel's own scalar ports."""
+    meta_file = HERE / "hoisted.json"
+    if not meta_file.exists():
+        return scalars
+    import ctypes
+    import struct
+    import subprocess
+
+    meta = json.loads(meta_file.read_text())
+    so = run_dir / "hoisted.so"
+    subprocess.run(["gcc", *meta["flags"], "-o", str(so), str(HERE / "hoisted.c"), "-lm"], check=True)
+    fn = ctypes.CDLL(str(so)).dpn_hoisted
+    ctype = {t: getattr(ctypes, "c_" + t[:-2]) if t.endswith("_t") else getattr(ctypes, "c_" + t) for t in _FMT}
+
+    def value(bits: int, t: str):
+        size = struct.calcsize(_FMT[t])
+        return struct.unpack(_FMT[t], struct.pack(_UFMT[size], bits))[0]
+
+    args = [ctype[i["type"]](i["value"] if "value" in i else value(scalars[i["port"]], i["type"])) for i in meta["inputs"]]
+    cells = [ctype[o["type"]]() for o in meta["outputs"]]
+    fn.restype = None
+    fn(*args, *(ctypes.byref(c) for c in cells))
+    out = dict(scalars)
+    for o, c in zip(meta["outputs"], cells):
+        size = struct.calcsize(_FMT[o["type"]])
+        out[o["port"]] = struct.unpack(_UFMT[size], struct.pack(_FMT[o["type"]], c.value))[0]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--stall", type=float, default=0.0)
@@ -47,6 +83,7 @@ def main() -> int:
         plusargs += [f"+{n}_init={HERE / 'data' / (n + '.init.hex')}", f"+{n}_dump={run_dir / (n + '.dump.hex')}",
                      f"+{n}_latency={args.latency}", f"+{n}_interval=1"]
     test_cfg = dict(cfg["test"], result_file=str(run_dir / "result.json"))
+    test_cfg["scalars"] = _hoisted_ports(test_cfg["scalars"], run_dir)
     (run_dir / "config.json").write_text(json.dumps(test_cfg))
     os.environ["DPN_TB_CONFIG"] = str(run_dir / "config.json")
     sys.path.insert(0, str(HERE))

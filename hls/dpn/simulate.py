@@ -17,7 +17,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from ..poly.evaluate import EvaluationError, compile_expr
+from ..poly.evaluate import EvaluationError, compile_expr, scalar_values
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork, Stage
 from .tables import NetworkTables, Point
 
@@ -110,7 +110,7 @@ class Simulator:
         self.chans = {c.name: _ChannelState(c, caps.get(c.name, c.depth)) for c in net.channels}
         # One memory per array, read by LOAD and written by STORE: ordering hazards are real here.
         self.mem = {k: np.array(inputs[k], dtype=a.type.dtype) for k, a in self.program.arrays.items() if a.is_arg}
-        scalars = {a.name: inputs[a.name] for a in self.program.args if a.kind == "scalar"}
+        scalars = scalar_values(self.program, inputs)
         params = self.program.param_values()
         self.procs = {p.name: _Proc(p.name, self.tables.process(p.name).iterations) for p in net.processes}
         self.inputs = {p.name: [self.chans[c.name] for c in net.inputs(p.name)] for p in net.processes}

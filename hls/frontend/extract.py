@@ -18,7 +18,7 @@ from pycparser import c_ast, c_generator
 from ..diagnostics import CompileError, SourceLoc
 from ..poly import expr as E
 from ..poly import isl_utils as iu
-from ..poly.program import Access, Array, KernelArg, Param, PolyProgram, Statement
+from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
 
@@ -31,11 +31,31 @@ MATH_CALLS = {
     "fmax": ("fmax", DOUBLE), "fmaxf": ("fmax", FLOAT),
 }
 
+# Math functions no datapath implements.  They are accepted where their arguments depend only on
+# scalar arguments and constants: the whole parameter-only subexpression is then hoisted, and gcc
+# computes it once on the host (`HoistedScalar`), so the hardware never needs them.
+HOST_CALLS = {
+    **{f: (f, DOUBLE) for f in E.HOST_CALLS},
+    **{f + "f": (f, FLOAT) for f in E.HOST_CALLS},
+}
+
 _GEN = c_generator.CGenerator()
 
 
 def c_text(node: c_ast.Node) -> str:
     return _GEN.visit(node)
+
+
+class _HostTextGenerator(c_generator.CGenerator):
+    """C text for the host function: casts are spelled with canonical types (`int32_t`, `double`), so
+    the generated C needs none of the user's typedefs yet converts exactly as the kernel does."""
+
+    def __init__(self, cast_types: Mapping[int, str]) -> None:
+        super().__init__()
+        self.cast_types = cast_types
+
+    def visit_Cast(self, n: c_ast.Cast) -> str:
+        return f"({self.cast_types[id(n)]}) " + self._parenthesize_unless_simple(n.expr)
 
 
 @dataclass
@@ -70,6 +90,9 @@ class _Extractor:
         self.statements: list[Statement] = []
         self.schedules: list[str] = []
         self.max_depth = 0
+        self.hoisted: dict[tuple[str, str], HoistedScalar] = {}  # (host C text, type) -> hoisted scalar
+        self.host_depth = 0  # > 0 while extracting the tree of a hoisted subexpression
+        self.param_only_memo: dict[int, tuple] = {}  # id(node) -> (node, scope, parameter_only result)
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node: c_ast.Node | None) -> SourceLoc:
@@ -387,6 +410,10 @@ class _Extractor:
     # ---------------------------------------------------------------- values
     def value(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> E.Expr:
         rec: Callable[[c_ast.Node], E.Expr] = lambda n: self.value(n, scope, stmt, reads)  # noqa: E731
+        if self.host_depth == 0:
+            hoisted = self.hoist(node, scope, stmt, reads)
+            if hoisted is not None:
+                return hoisted
         if isinstance(node, c_ast.Constant):
             return _constant(node, self)
         if isinstance(node, c_ast.ID):
@@ -437,12 +464,20 @@ class _Extractor:
             return E.Select(c, E.cast(a, t), E.cast(b, t), t)
         if isinstance(node, c_ast.FuncCall):
             fname = node.name.name if isinstance(node.name, c_ast.ID) else c_text(node.name)
-            if fname not in MATH_CALLS:
+            if fname in HOST_CALLS and self.host_depth == 0:
+                what = self.non_parameter(node, scope) or c_text(node)
+                raise self.error(node, f"call to unknown function `{fname}` in the datapath: only sqrt, fabs, fmin, "
+                                       f"fmax (and their float variants) are implemented in hardware; `{fname}` is "
+                                       "accepted only when its arguments depend on nothing but scalar parameters "
+                                       f"and constants (it is then computed once on the host), but `{c_text(node)}` "
+                                       f"depends on `{what}`")
+            if fname not in MATH_CALLS and fname not in HOST_CALLS:
                 raise self.error(node, f"call to unknown function `{fname}`; only sqrt, fabs, fmin, fmax "
-                                       "(and their float variants) are supported")
-            func, t = MATH_CALLS[fname]
+                                       "(and their float variants) are supported, and exp, log, pow, sin, cos, tan, "
+                                       "exp2, log2, log10, cbrt on scalar parameters")
+            func, t = MATH_CALLS[fname] if fname in MATH_CALLS else HOST_CALLS[fname]
             args = node.args.exprs if node.args is not None else []
-            want = E.CALLS[func]
+            want = {**E.CALLS, **E.HOST_CALLS}[func]
             if len(args) != want:
                 raise self.error(node, f"`{fname}` takes {want} argument(s)")
             return E.Call(func, tuple(E.cast(rec(a), t) for a in args), t)
@@ -451,6 +486,110 @@ class _Extractor:
         if isinstance(node, c_ast.StructRef):
             raise self.error(node, "struct members are not supported")
         raise self.error(node, f"unsupported expression `{c_text(node)}`")
+
+    # ---------------------------------------------------------------- hoisting
+    def parameter_only(self, node: c_ast.Node, scope: _Scope) -> Optional[tuple[set[str], bool]]:
+        """(scalar arguments read, calls a function?) when `node` depends on nothing but scalar
+        arguments, structure parameters and constants; None otherwise.  Memoized: `value` asks at every
+        node on its way down, which would be quadratic in the depth of long expressions."""
+        hit = self.param_only_memo.get(id(node))
+        if hit is not None and hit[0] is node and hit[1] is scope:
+            return hit[2]
+        res = self._parameter_only(node, scope)
+        self.param_only_memo[id(node)] = (node, scope, res)
+        return res
+
+    def _parameter_only(self, node: c_ast.Node, scope: _Scope) -> Optional[tuple[set[str], bool]]:
+        if isinstance(node, c_ast.Constant):
+            return (set(), False) if node.type != "string" else None
+        if isinstance(node, c_ast.ID):
+            n = node.name
+            if n in scope.counters or n in self.local_names:
+                return None
+            return ({n}, False) if n in self.param_names or n in self.scalar_args else None
+        kids: list[c_ast.Node]
+        calls = False
+        if isinstance(node, c_ast.Cast):
+            kids = [node.expr]
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~", "!"):
+            kids = [node.expr]
+        elif isinstance(node, c_ast.BinaryOp):
+            kids = [node.left, node.right]
+        elif isinstance(node, c_ast.TernaryOp):
+            kids = [node.cond, node.iftrue, node.iffalse]
+        elif isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and (
+                node.name.name in MATH_CALLS or node.name.name in HOST_CALLS):
+            kids = list(node.args.exprs) if node.args is not None else []
+            calls = True
+        else:
+            return None
+        names: set[str] = set()
+        for k in kids:
+            sub = self.parameter_only(k, scope)
+            if sub is None:
+                return None
+            names |= sub[0]
+            calls = calls or sub[1]
+        return names, calls
+
+    def non_parameter(self, node: c_ast.Node, scope: _Scope) -> Optional[str]:
+        """The first operand (loop counter, array element, local) that keeps `node` off the host."""
+        if self.parameter_only(node, scope) is not None:
+            return None
+        if isinstance(node, (c_ast.ID, c_ast.ArrayRef)) or not node.children():
+            return c_text(node)
+        for _, child in node.children():
+            if isinstance(node, c_ast.FuncCall) and child is node.name:
+                continue
+            found = self.non_parameter(child, scope)
+            if found is not None:
+                return found
+        return c_text(node)
+
+    def hoist(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> Optional[E.Expr]:
+        """A reference to a hoisted scalar when `node` is a non-trivial parameter-only subexpression.
+
+        `value` tries this before descending, so the subexpressions hoisted are the maximal ones.
+        Constant-only arithmetic stays in the datapath (nothing to compute on the host) unless it
+        calls a function."""
+        if isinstance(node, (c_ast.Constant, c_ast.ID)):
+            return None
+        dep = self.parameter_only(node, scope)
+        # Structure parameters alone (`n - 1`) are bound at compile time: the datapath folds them
+        # into its control constants, so only run-time scalars or a function call justify a port.
+        if dep is None or not (dep[0] & set(self.scalar_args) or dep[1]):
+            return None
+        self.host_depth += 1
+        try:
+            e = self.value(node, scope, stmt, reads)
+        finally:
+            self.host_depth -= 1
+        if isinstance(e, (E.Const, E.ScalarArg, E.AffineValue)) and not dep[1]:
+            return e  # folded to a constant or a lone scalar (e.g. `+alpha`): nothing to compute
+        casts: dict[int, str] = {}
+        for sub in _walk_c(node):
+            if isinstance(sub, c_ast.Cast):
+                casts[id(sub)] = scalar_type(sub.to_type, self.typedefs, self.loc(sub), "cast").name
+        host = _HostTextGenerator(casts).visit(node)
+        key = (host, e.type.name)
+        if key not in self.hoisted:
+            order = [a.name for a in self.args]
+            self.hoisted[key] = HoistedScalar(
+                name=self.hoisted_name(), expr=e, type=e.type, loc=self.loc(node), c_text=host, text=c_text(node),
+                inputs=tuple(n for n in order if n in dep[0]))
+        return E.ScalarArg(self.hoisted[key].name, e.type)
+
+    def hoisted_name(self) -> str:
+        """`h<k>`, numbered in source order (deterministic), avoiding every name of the kernel."""
+        taken = {a.name for a in self.args} | set(self.arrays) | set(self.local_names) | set(self.counter_decls)
+        taken |= {h.name for h in self.hoisted.values()}
+        k = len(self.hoisted)
+        name = f"h{k}"
+        j = 1
+        while name in taken:
+            name = f"h{k}_{j}"
+            j += 1
+        return name
 
     def read(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> E.Expr:
         base, subs = _array_ref(node)
@@ -619,6 +758,8 @@ class _Extractor:
             self.args = [KernelArg(a.name, "scalar", a.type, a.loc) if a.name == p.name else a for a in self.args]
             drop = lambda o: o.project_out(isl.dim_type.param, o.find_dim_by_name(isl.dim_type.param, p.name), 1)  # noqa
             self.statements = [_replace_stmt(st, drop, p.name) for st in self.statements]
+            self.hoisted = {k: _dc_replace(h, expr=_param_to_scalar(h.expr, p.name, drop))
+                            for k, h in self.hoisted.items()}
             self.arrays = {k: _dc_replace(a, extent=drop(a.extent)) for k, a in self.arrays.items()}
 
     def build(self) -> PolyProgram:
@@ -635,10 +776,14 @@ class _Extractor:
         context = iu.param_set({}, self.param_names)
         used = {a.array for s in self.statements for a in s.accesses}
         arrays = {k: a for k, a in self.arrays.items() if a.is_arg or k in used}  # drop loop counters
+        hoisted = tuple(sorted(self.hoisted.values(), key=lambda h: int(h.name[1:].split("_")[0])))
+        args = tuple(self.args) + tuple(KernelArg(h.name, "scalar", h.type, h.loc, hoisted=True) for h in hoisted)
+        notes = tuple(f"`{h.text}` ({h.loc}) is computed once on the host before start: top input arg_{h.name}"
+                      for h in hoisted)
         return PolyProgram(
-            name=self.func.decl.name, file=self.path, loc=self.loc(self.func), args=tuple(self.args),
+            name=self.func.decl.name, file=self.path, loc=self.loc(self.func), args=args,
             params=tuple(self.params), context=context, arrays=arrays, statements=tuple(self.statements),
-            schedule=sched,
+            schedule=sched, notes=notes, hoisted=hoisted,
         )
 
 
@@ -688,6 +833,12 @@ def _shift_multi_aff(space: isl.Space, pos: int, step: int) -> isl.MultiAff:
     ma = isl.MultiAff.identity(mspace)
     aff = ma.get_aff(pos)
     return ma.set_aff(pos, aff.set_constant_val(isl.Val.int_from_si(iu.CTX, step)))
+
+
+def _walk_c(node: c_ast.Node):  # type: ignore[no-untyped-def]
+    yield node
+    for _, child in node.children():
+        yield from _walk_c(child)
 
 
 def _array_ref(node: c_ast.Node) -> tuple[Optional[str], list[c_ast.Node]]:

@@ -18,7 +18,9 @@ def program_to_json(p: PolyProgram) -> dict:
              "kind": "argument" if a.is_arg else "local"}
             for a in p.arrays.values()
         ],
-        "scalars": [{"name": a.name, "type": a.type.name} for a in p.args if a.kind == "scalar"],
+        "scalars": [{"name": a.name, "type": a.type.name} for a in p.args if a.kind == "scalar" and not a.hoisted],
+        "hoisted": [{"name": h.name, "type": h.type.name, "text": h.text, "c_text": h.c_text, "loc": str(h.loc),
+                     "inputs": list(h.inputs), "port": f"arg_{h.name}", "expr": E.to_json(h.expr)} for h in p.hoisted],
         "statements": [
             {
                 "name": s.name, "text": s.text, "loc": str(s.loc), "domain": str(s.domain),
@@ -50,6 +52,10 @@ def program_to_text(p: PolyProgram) -> str:
     for a in p.arrays.values():
         shape = "".join(f"[{s}]" for s in a.shape)
         out.append(f"  {a.type} {a.name}{shape}  ({'argument' if a.is_arg else 'local'})")
+    if p.hoisted:
+        out.append("hoisted scalars (computed once on the host before start, top inputs):")
+        for h in p.hoisted:
+            out.append(f"  {h.type} {h.name} = {h.text}    // {h.loc}, port arg_{h.name}")
     out.append("statements:")
     for s in p.statements:
         out.append(f"  {s.name}: {s.text}    // {s.loc}")

@@ -9,13 +9,16 @@ round-to-nearest-even, as SSE on x86-64 computes it.
 from __future__ import annotations
 
 import math
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import islpy as isl
 import numpy as np
 
 from . import expr as E
 from .types import ScalarType
+
+if TYPE_CHECKING:
+    from .program import PolyProgram
 
 Value = object
 Evaluator = Callable[[Sequence[int], Sequence[Value]], Value]
@@ -183,3 +186,26 @@ def compile_expr(
         raise AssertionError(f"cannot evaluate {e!r}")
 
     return comp(e)
+
+
+def scalar_values(program: "PolyProgram", inputs: Mapping[str, object]) -> dict[str, Value]:
+    """The value of every scalar input of the hardware: the kernel's scalar arguments from `inputs`, and
+    its hoisted scalars (`PolyProgram.hoisted`) from `inputs` when it supplies them (`sim.inputs.KernelInputs`
+    does), else computed by gcc, since only gcc's own evaluation of `exp(-alpha)` is bit-exact."""
+    out: dict[str, Value] = {}
+    missing: list[str] = []
+    for a in program.args:
+        if a.kind != "scalar":
+            continue
+        try:
+            out[a.name] = inputs[a.name]
+        except KeyError:
+            if not a.hoisted:
+                raise
+            missing.append(a.name)
+    if missing:
+        from sim.hoisted import hoisted_values  # the oracle's gcc build; imported only when needed
+
+        computed = hoisted_values(program, inputs)
+        out.update((n, computed[n]) for n in missing)
+    return out

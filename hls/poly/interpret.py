@@ -12,7 +12,7 @@ import islpy as isl
 import numpy as np
 
 from . import isl_utils as iu
-from .evaluate import compile_expr
+from .evaluate import compile_expr, scalar_values
 from .program import PolyProgram
 
 
@@ -44,7 +44,7 @@ def interpret(program: PolyProgram, inputs: Mapping[str, object]) -> dict[str, n
         else:
             shape = tuple(_extent_sizes(arr.extent))
             mem[name] = np.zeros(shape, dtype=arr.type.dtype)
-    scalars = {a.name: inputs[a.name] for a in program.args if a.kind == "scalar"}
+    scalars = scalar_values(program, inputs)
     plans = {}
     for s in program.statements:
         slots = {r.id: k for k, r in enumerate(s.reads)}

@@ -85,12 +85,33 @@ class Param:
 
 @dataclass(frozen=True)
 class KernelArg:
-    """A kernel argument in declaration order: 'param', 'scalar' (read-only value) or 'array'."""
+    """A kernel argument in declaration order: 'param', 'scalar' (read-only value) or 'array'.
+
+    `hoisted` marks a scalar that is not in the C signature but computed on the host from the real
+    arguments (`PolyProgram.hoisted`): the hardware takes it like any scalar input, the C call does not."""
 
     name: str
     kind: str
     type: ScalarType
     loc: SourceLoc
+    hoisted: bool = False
+
+
+@dataclass(frozen=True)
+class HoistedScalar:
+    """A subexpression of the kernel that depends only on scalar arguments and constants.
+
+    It is computed once, before start, by gcc from `c_text` (the original C, casts spelled with
+    canonical types), so the value is bit-identical to the kernel's even for functions no datapath
+    implements (`exp`, `pow`, ...); statements read it as the scalar argument `name`."""
+
+    name: str
+    expr: Expr  # the typed tree, for dumps; never evaluated in Python
+    type: ScalarType  # C type of the subexpression, before any conversion its context applies
+    loc: SourceLoc
+    c_text: str  # C source evaluated on the host
+    text: str  # as written in the kernel (for messages)
+    inputs: tuple[str, ...]  # scalar arguments and parameters it reads, in declaration order
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,6 +151,7 @@ class PolyProgram:
     schedule: isl.UnionMap  # original sequential order: statement instance -> time vector
     flow: Optional[DataFlow] = None
     notes: tuple[str, ...] = field(default=())
+    hoisted: tuple[HoistedScalar, ...] = field(default=())  # also in `args` as scalars with `hoisted=True`
 
     def statement(self, name: str) -> Statement:
         for s in self.statements:
@@ -148,6 +170,11 @@ class PolyProgram:
     @property
     def is_bound(self) -> bool:
         return all(p.value is not None for p in self.params)
+
+    @property
+    def c_args(self) -> tuple[KernelArg, ...]:
+        """The arguments of the C function (without hoisted scalars)."""
+        return tuple(a for a in self.args if not a.hoisted)
 
     def param_values(self) -> dict[str, int]:
         return {p.name: p.value for p in self.params if p.value is not None}

@@ -1,4 +1,4 @@
-/* exp() from <math.h> is not one of the supported math functions. */
+/* exp() of array data: exp is accepted only on scalar parameters (computed once on the host). */
 #include <math.h>
 
 void kernel(double A[10], double C[10])
