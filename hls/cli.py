@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -25,6 +26,24 @@ EXAMPLES = """examples:
   dpn-synth compile examples/atax.c --param m=12 --param n=16 -o out/atax
   dpn-synth sim examples/jacobi-2d.c --dpn-only --seed 3 --json
   dpn-synth estimate examples/fir-int.c -D N=16 --target xc7
+  dpn-synth explore examples/gemm-int.c --tile-sizes 'none;auto;4,4' --parallel 1,2 -o out/gemm-explore
+"""
+
+EXPLORE_EXAMPLES = """examples:
+  dpn-synth explore examples/gemm-int.c --tile-sizes 'none;auto;4,4;8,8' --parallel 1,2,4
+  dpn-synth explore examples/jacobi-1d-int.c -D T=4 -D N=16 --tile-sizes auto --tile-sizes 2,8 --parallel 1,2 --sim
+  dpn-synth explore examples/atax.c --param m=12 --param n=16 --tile-sizes 'auto;4,4' --parallel 1 --estimate --json
+
+Each configuration is one `compile` (--tile T --parallel P); rows the compiler refuses are `skipped`
+with its message.  Cycles are the compiler's cycle model, or with --sim the Verilator cycles (checked
+bit for bit against gcc).  The Pareto front (`*`) minimizes cycles and channel words, and LUTs with
+--estimate (needs Yosys; without it the resource columns are skipped with a note).
+With --closed-forms, rows of fixed tile sizes also give the words loaded/stored as polynomials in
+the tile scale b (monoparametric tiling).
+Writes OUTDIR/explore.csv, explore.json, explore.md and roofline.png (needs matplotlib:
+pip install 'dpn-synth[bench]'; skipped with a note otherwise).
+Exit status: 0 done, 1 a simulated configuration disagrees with gcc or deadlocks, 2 bad usage,
+3 a configuration crashed the compiler (an `error` row).
 """
 
 ESTIMATE_EXAMPLES = """examples:
@@ -43,12 +62,16 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("kernel", metavar="KERNEL.c", help="C file holding the kernel")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR", help="include directory")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]", help="preprocessor macro")
     p.add_argument("--function", help="kernel function (default: the one holding #pragma scop)")
     p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    _source(p)
     p.add_argument("--dump-after", metavar="PASS", help="print the IR after PASS (see docs/architecture.md)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors and the result")
     p.add_argument("-v", "--verbose", action="store_true", help="print notes and timings")
@@ -84,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --interface axi4: one shared master m_axi_gmem instead of one per array")
         if name == "compile":
             c.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output directory")
+            c.add_argument("--closed-forms", action="store_true",
+                           help="report words moved and channel sizes as closed forms in the tile scale b "
+                                "(monoparametric tiling; re-compiles the kernel along its size family, slower)")
         else:
             c.add_argument("--simulator", choices=("verilator", "icarus"), default="verilator",
                            help="RTL simulator: verilator (default) or icarus (needs iverilog installed)")
@@ -105,6 +131,35 @@ def build_parser() -> argparse.ArgumentParser:
                    help="give up when synthesis takes longer than S seconds (default 1800)")
     e.add_argument("--no-cache", action="store_true", help="synthesize again even if the result is cached")
     e.add_argument("--json", action="store_true", help="print one JSON object")
+    x = sub.add_parser("explore",
+                       help="sweep tilings x --parallel, mark the Pareto front (cycles, channel words, LUTs)",
+                       epilog=EXPLORE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _source(x)
+    x.add_argument("--tile-sizes", action="append", metavar="SPEC",
+                   help="tilings to try, separated by `;` or given by repeating the option; each none, auto or "
+                        "T1,T2,... (default 'none;auto')")
+    x.add_argument("--parallel", action="append", metavar="LIST",
+                   help="parallel compute processes per band to try, e.g. 1,2,4 (default 1)")
+    x.add_argument("--local-words", type=int, default=8192, metavar="W",
+                   help="local memory budget for --tile auto, in words (default 8192)")
+    x.add_argument("--sim", action="store_true",
+                   help="cycles from Verilator (each configuration checked against gcc) instead of the cycle model")
+    x.add_argument("--seed", type=int, default=0, help="with --sim: random inputs (default 0)")
+    x.add_argument("--estimate", action="store_true",
+                   help="add Yosys xc7 LUT/FF/BRAM18/DSP (skipped with a note when Yosys is missing)")
+    x.add_argument("--estimate-timeout", type=float, default=600.0, metavar="S",
+                   help="with --estimate: seconds per synthesis (default 600)")
+    x.add_argument("--closed-forms", action="store_true",
+                   help="for fixed tile sizes: words loaded/stored as polynomials in the tile scale b "
+                        "(monoparametric tiling; re-compiles along the family, slower)")
+    x.add_argument("-j", "--jobs", type=int, default=2, metavar="J", help="worker processes (default 2)")
+    x.add_argument("-o", "--output", metavar="OUTDIR",
+                   help="where explore.csv/.json/.md and roofline.png go (default explore-<kernel file stem>)")
+    x.add_argument("--no-plot", action="store_true", help="do not write roofline.png")
+    x.add_argument("--json", action="store_true", help="print explore.json instead of the table")
+    x.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and notes; only errors and the result")
+    x.add_argument("-v", "--verbose", action="store_true", help="print notes")
     sub.add_parser("bench", add_help=False,
                    help="run the benchmark suite: cycles and traffic against the roofline (`dpn-synth bench --help`)")
     return parser
@@ -200,6 +255,7 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
     import numpy as np
 
     from sim.gcc_ref import GccReference
+    from sim.hoisted import write_host_files
     from sim.inputs import random_inputs
     from sim.rtl_sim import scalar_bits, to_hex, write_design
 
@@ -231,6 +287,7 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
                  "processes": design.interface["processes"], "idle_limit": 5000, "max_cycles": 10_000_000},
     }
     (tb / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+    write_host_files(res.program, tb)  # the testbench recomputes hoisted scalars with gcc (sim/hoisted.py)
     sim_dir = Path(__file__).resolve().parent.parent / "sim"
     shutil.copyfile(sim_dir / "cocotb_top.py", tb / "test_top.py")
     shutil.copyfile(sim_dir / "tb_standalone.py", tb / "run.py")
@@ -238,12 +295,13 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .dpn.serialize import network_to_dot, network_to_json
+    from .dpn.serialize import dot_to_svg, network_to_dot, network_to_json
     from .pipeline import run
     from .report import write_reports
 
     _check_interface(args)
-    res = run(_options(args), dump_after=args.dump_after)
+    opts = _options(args)
+    res = run(opts, dump_after=args.dump_after)
     out = Path(args.output)
     parent = out.resolve().parent
     try:
@@ -253,7 +311,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot create output directory `{out}`: {e.strerror or e}") from None
     try:
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
-        (tmp / "dpn.dot").write_text(network_to_dot(res.network))
+        dot_text = network_to_dot(res.network)
+        (tmp / "dpn.dot").write_text(dot_text)
+        svg, svg_note = dot_to_svg(dot_text)
+        if svg is not None:
+            (tmp / "dpn.svg").write_text(svg)
         summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network),
                    **(res.timing or {})}
         rtl_note = _write_rtl(tmp, res, args)
@@ -263,7 +325,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if args.interface == "axi4" and rtl_note:
             res.network.notes.append("AXI4 wrapper not generated: there is no RTL to wrap")
         write_reports(tmp, res.program, res.network, summary, extra_md=axi[0] if axi else (),
-                      extra_json={"axi4": axi[1]} if axi else None)
+                      extra_json={"axi4": axi[1]} if axi else None, options=opts, closed_forms=args.closed_forms)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
@@ -274,6 +336,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
         s = _network_stats(res.network)
         print(f"wrote {out}/: {s['processes']} processes, {s['channels']} channels "
               f"({s['fifos']} FIFOs), {s['channel_words']} channel words")
+        print("pictures: dpn.dot, dpn.svg" if svg is not None
+              else f"pictures: dpn.dot (dpn.svg not written: {svg_note})")
+        if svg is None:
+            print(f"dpn-synth: note: dpn.svg not written ({svg_note}); {out}/dpn.dot is written", file=sys.stderr)
         if args.verbose:
             for n in res.program.notes:
                 print(f"note: {n}", file=sys.stderr)
@@ -316,7 +382,8 @@ def _run_rtl(res, inputs, args: argparse.Namespace):
 
     design = generate(res.network)
     with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
-        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator)
+        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator,
+                       progress=not args.quiet)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -419,6 +486,70 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    """Sweep the grid in worker processes; see `hls/explore.py` for why rows are what they are."""
+    from . import explore as ex
+    from .pipeline import Options, run
+    from .progress import ProgressBar
+    from sim.rtl_runner import default_cache_root
+
+    tilings = ex.parse_tile_sizes(args.tile_sizes or ["none;auto"])
+    parallels = ex.parse_parallel(args.parallel or ["1"])
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be a positive integer, got {args.jobs}")
+    if args.local_words < 1:
+        raise UsageError(f"--local-words must be a positive integer, got {args.local_words}")
+    if not 0 < args.estimate_timeout <= 1e6:
+        raise UsageError("--estimate-timeout must be a positive number of seconds (at most 1e6)")
+    if not os.path.exists(args.kernel):
+        raise CompileError(SourceLoc(args.kernel), "no such file")
+    params = _params(args.param)
+    # The front end once, here: an error in the C file or a parameter is the user's, not a configuration's.
+    front = run(Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, params),
+                until="dataflow")
+    notes: list[str] = []
+    estimate = False
+    if args.estimate:
+        from . import estimate as est
+
+        estimate = est.find_yosys() is not None
+        if not estimate:
+            notes.append(f"--estimate: {est.NOT_FOUND_MESSAGE}; resource columns skipped")
+    tasks = [{"path": args.kernel, "include_dirs": list(args.include_dirs), "defines": list(args.defines),
+              "function": args.function, "params": params, "tile": t, "parallel": p, "local_words": args.local_words,
+              "sim": args.sim, "seed": args.seed, "estimate": estimate, "closed_forms": args.closed_forms,
+              "estimate_timeout": args.estimate_timeout,
+              "cache_root": str(default_cache_root())} for t in tilings for p in parallels]
+    out = Path(args.output) if args.output else Path(f"explore-{Path(args.kernel).stem}")
+    t0 = time.perf_counter()
+    with ProgressBar(len(tasks), "explore", quiet=args.quiet) as bar:
+        rows = ex.sweep(tasks, args.jobs, on_row=lambda r: bar.advance(note=f"{r['config']}: {r['status']}"))
+    keys = ex.mark_pareto(rows)
+    meta = {"command": "dpn-synth " + " ".join(shlex.quote(a) for a in args.argv),
+            "kernel": front.program.name, "file": args.kernel, "params": front.program.param_values(),
+            "tilings": tilings, "parallel": parallels, "local_words": args.local_words, "sim": args.sim,
+            "seed": args.seed, "estimate": args.estimate, "resources": estimate, "closed_forms": args.closed_forms,
+            "objectives": list(keys),
+            "jobs": args.jobs, "seconds": round(time.perf_counter() - t0, 1), "plots": [],
+            "notes": list(front.program.notes) + notes}
+    ex.write_outputs(rows, meta, out, plots=not args.no_plot)
+    if args.json:
+        print(json.dumps({"meta": meta, "rows": [{k: r.get(k) for k in ex.FIELDS} for r in rows]}, indent=1))
+    else:
+        sys.stdout.write(ex.format_table(rows, meta))
+        if not args.quiet:
+            front_rows = ", ".join(r["config"] for r in rows if r["pareto"]) or "none"
+            print(f"Pareto front ({', '.join(keys)}): {front_rows}")
+            print(f"wrote {out}/: explore.csv, explore.json, explore.md" + "".join(f", {p}" for p in meta["plots"]))
+    if not args.quiet:  # the front end's notes (inferred parameters) only with -v, as for `compile`
+        shown = meta["notes"] if args.verbose else meta["notes"][len(front.program.notes):]
+        for n in shown:
+            print(f"dpn-synth: note: {n}", file=sys.stderr)
+    if any(r["status"] == "error" for r in rows):
+        return 3
+    return 1 if any(r["status"] == "fail" for r in rows) else 0
+
+
 def cmd_bench(argv: Sequence[str]) -> int:
     """`dpn-synth bench ...`: `python -m bench ...` (bench/suite.py parses its own options)."""
     root = Path(__file__).resolve().parent.parent
@@ -442,9 +573,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 130
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = argv
     try:
         return {"analyze": cmd_analyze, "compile": cmd_compile, "sim": cmd_sim,
-                "estimate": cmd_estimate}[args.command](args)
+                "estimate": cmd_estimate, "explore": cmd_explore}[args.command](args)
     except CompileError as e:
         print(e.format(), file=sys.stderr)
         return 2

@@ -322,6 +322,7 @@ def build_verilator(
     trace: bool | str | None = None,
     timescale: tuple[str, str] | None = _DEFAULT_TIMESCALE,
     make_vars: Mapping[str, str] | None = None,
+    progress: bool = False,
 ) -> SimBuild:
     """Return a Verilator+cocotb model of *toplevel*, compiling it only if no cached build exists.
 
@@ -330,14 +331,16 @@ def build_verilator(
     is checked separately by `lint_verilator`, and a simulation should not be blocked by it.  With
     *trace* (``True``/``"fst"``, or ``"vcd"``) the model records a waveform in the test directory;
     FST needs the lz4 headers (``liblz4-dev``) for Verilator's writer, VCD needs nothing.  *make_vars*
-    override variables of Verilator's Makefile (default `DEFAULT_MAKE_VARS`).
+    override variables of Verilator's Makefile (default `DEFAULT_MAKE_VARS`).  With *progress*, a
+    build that is not cached shows an elapsed-time spinner on stderr (`hls.progress`: only on a TTY
+    or when forced), since a C++ build can take a minute with no other sign of life.
     """
     if not sources:
         raise SimBuildError("build_verilator needs at least one source file")
     ensure_verilator_env()
     make_vars = dict(DEFAULT_MAKE_VARS if make_vars is None else make_vars)
     return _cached_build("verilator", sources, toplevel, parameters, defines, cache_root, extra_args, trace,
-                         timescale, make_vars)
+                         timescale, make_vars, progress)
 
 
 def build_icarus(
@@ -350,6 +353,7 @@ def build_icarus(
     extra_args: Sequence[str] = (),
     trace: bool | str | None = None,
     timescale: tuple[str, str] | None = _DEFAULT_TIMESCALE,
+    progress: bool = False,
 ) -> SimBuild:
     """Like `build_verilator`, with Icarus Verilog (``iverilog -g2012``; cached the same way).
 
@@ -363,7 +367,7 @@ def build_icarus(
     if trace == "vcd":
         raise ValueError("Icarus builds trace in FST only (trace=True or 'fst')")
     return _cached_build("icarus", sources, toplevel, parameters, defines, cache_root, extra_args, trace,
-                         timescale, {})
+                         timescale, {}, progress)
 
 
 def _cached_build(
@@ -377,6 +381,7 @@ def _cached_build(
     trace: bool | str | None,
     timescale: tuple[str, str] | None,
     make_vars: Mapping[str, str],
+    progress: bool = False,
 ) -> SimBuild:
     """Find the build of this key in the cache, or compile and publish it (see the module doc)."""
     srcs = [Path(s).resolve() for s in sources]
@@ -415,10 +420,11 @@ def _cached_build(
                 shutil.rmtree(final, ignore_errors=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{key}.tmp-", dir=root))
             try:
-                _compile(
-                    tmp, srcs, toplevel, parameters, defines, extra_args, trace, timescale,
-                    make_vars, key, simulator,
-                )
+                with _build_progress(progress, simulator, toplevel):
+                    _compile(
+                        tmp, srcs, toplevel, parameters, defines, extra_args, trace, timescale,
+                        make_vars, key, simulator,
+                    )
                 os.rename(tmp, final)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -426,6 +432,16 @@ def _cached_build(
         finally:
             fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
     return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=True, simulator=simulator)
+
+
+def _build_progress(progress: bool, simulator: str, toplevel: str) -> contextlib.AbstractContextManager:
+    """A spinner for an uncached build: only the builder (not a cache hit, not a waiter) shows one."""
+    if not progress:
+        return contextlib.nullcontext()
+    from hls.progress import spinner
+
+    name = {"verilator": "Verilator", "icarus": "Icarus Verilog"}.get(simulator, simulator)
+    return spinner(f"{name}: building {toplevel} (cached afterwards)")
 
 
 def _compile(
