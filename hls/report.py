@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+import time
+from collections import Counter
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
+import islpy as isl
+
+from .diagnostics import CompileError, UsageError
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .dpn.tables import NetworkTables
 from .poly.program import PolyProgram
@@ -22,6 +29,253 @@ def _why_not_fifo(c) -> str:
     if not c.unicity:
         reasons.append("values are read several times")
     return "; ".join(reasons)
+
+
+
+
+class _Unavailable(Exception):
+    """A closed form cannot be given; the message is the reason shown in the report."""
+
+
+def _size_macros(text: str) -> dict[str, int]:
+    """Integer macros the user can override with -D (`#ifndef X` / `#define X 10`) that size arrays
+    or loops: the kernel's structure sizes.  Others (a shift amount) stay fixed in the family."""
+    out = {}
+    for m in re.finditer(r"#\s*ifndef\s+(\w+)\s*\n\s*#\s*define\s+\1\s+(\d+)\s*\n", text):
+        name = m.group(1)
+        if re.search(r"\[[^\]\n]*\b" + name + r"\b", text) or re.search(r"for\s*\([^)]*\b" + name + r"\b", text):
+            out[name] = int(m.group(2))
+    return out
+
+
+def _defines(values: Sequence[str]) -> dict[str, str]:
+    return dict((d.split("=", 1) + ["1"])[:2] for d in values)
+
+
+def _measure(net: ProcessNetwork, tables: NetworkTables) -> dict:
+    """The figures the closed forms stand for, as the compiler uses them: words the load and store
+    units move (one per iteration), the largest per-band share, and each channel's sized storage
+    (FIFO depth from the replay = `max_live`, buffer = product of the moduli; `deepen` may grow a
+    FIFO later for speed, which is not a function of the tiling)."""
+    out: dict[str, Any] = {"words_loaded": 0, "words_stored": 0}
+    for kind, total, band in ((ProcessKind.LOAD, "words_loaded", "per_band_load"),
+                              (ProcessKind.STORE, "words_stored", "per_band_store")):
+        per_band: Counter = Counter()
+        for p in net.processes:
+            if p.kind != kind:
+                continue
+            its = tables.process(p.name).iterations
+            out[total] += len(its)
+            for x in its:
+                per_band[tuple(x[:p.band_dims])] += 1
+        out[band] = max(per_band.values(), default=0)
+    sized = {c.name: c.max_live if c.kind != ChannelKind.BUFFER else c.depth for c in net.channels}
+    out["channels"] = {c.name: (sized[c.name], c.producer, c.consumer, c.ppn_channel) for c in net.channels}
+    out["sized_channel_words"] = sum(sized[c.name] + (c.kind == ChannelKind.FIFO_MULT) for c in net.channels)
+    return out
+
+
+def monoparametric_report(program: PolyProgram, net: ProcessNetwork, *, options: Any = None,
+                          budget_s: Optional[float] = None) -> dict:
+    """Transfer volumes and channel sizes of the tiled network as closed forms in the tile scale b.
+
+    The tile sizes of the cut hyperplanes are written T_k = r_k.b (b their gcd).  A count over a
+    monoparametrically tiled set is a polynomial in b only when every structure size is in tiled
+    form N = N_b.b + N_l with N_b, N_l fixed (Theorem 2.8), so the kernel is re-compiled along that
+    family (sizes scaled, tiles r.b) and `monoparametric.fit_from` interpolates and verifies the
+    figures.  Every formula is then evaluated at the compiled b and compared with the network that
+    was actually compiled; a quantity that does not match, or does not fit, is reported as not
+    available with the reason instead of a wrong formula.  `options`: the pipeline `Options` of
+    the compile (defines, include dirs, parallel); without them the source defaults are assumed,
+    which the comparison at the compiled b catches when they were overridden."""
+    try:
+        return _monoparametric(program, net, options, budget_s)
+    except _Unavailable as e:
+        return {"available": False, "reason": str(e)}
+    except Exception as e:  # noqa: BLE001 - an analysis beside the compile must not fail the compile
+        return {"available": False, "reason": f"re-compiling along the family failed: {type(e).__name__}: {e}"}
+
+
+def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, budget_s: Optional[float]) -> dict:
+    from .dpn import monoparametric as mp
+    from .dpn.channels import fifoize, size_channels, type_channels
+    from .dpn.partition import build_network
+    from .dpn.tiling import tile_program
+    from .frontend import analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
+
+    t = net.tiling
+    if t is None or not t.is_tiled:
+        raise _Unavailable("the network is not tiled")
+    bands = [bd for bd in t.bands if bd.depth]
+    first = bands[0]
+    cut = [k for k in range(first.depth) if first.sizes[k] < first.extents[k]]
+    if not cut:
+        raise _Unavailable("no hyperplane is cut (every tile spans its whole band), so nothing scales with b")
+    sizes = [first.sizes[k] for k in cut]
+    b0 = math.gcd(*sizes)
+    ratios = [s // b0 for s in sizes]
+    # An outer hyperplane that is not cut keeps one tile at every b: a size no extent reaches says so.
+    whole = 1 << 30
+    ratio_of = {k: r for k, r in zip(cut, ratios)}
+
+    def shape(tiling_bands) -> list:
+        return [([s if s < e else None for s, e in zip(bd.sizes, bd.extents)], bd.extents, bd.point_order)
+                for bd in tiling_bands if bd.depth]
+
+    if budget_s is None:  # no limit by default: a wall-clock limit would make the report depend on the load
+        budget_s = math.inf
+    path = Path(program.file)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise _Unavailable(f"cannot re-read the source to re-compile it at other sizes: {e}") from None
+    defines = _defines(getattr(options, "defines", ()) or ())
+    macros = {k: int(defines.get(k, v)) for k, v in _size_macros(text).items()}
+    params = {k: int(v) for k, v in program.param_values().items()}
+    sizes_now = {**macros, **params}
+    family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
+    include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
+    parallel = int(getattr(options, "parallel", 1) or 1)
+    other = [f"{k}={v}" for k, v in defines.items() if k not in family]
+    fuse = {"fuse": True} if getattr(t, "fused", False) else {}
+    t_start = time.perf_counter()
+    cache: dict[int, dict] = {}
+    slowest = [0.0]
+
+    def sample(b: int) -> dict:
+        if b in cache:
+            return cache[b]
+        if time.perf_counter() - t_start + slowest[0] > budget_s:
+            raise _Unavailable(f"re-compiling along the family would take more than {budget_s:g} s "
+                               "(budget_s)")
+        t_sample = time.perf_counter()
+        vals = {k: int(f(b)) for k, f in family.items()}
+        try:
+            kernel = parse_kernel(str(path), include_dirs=include_dirs, function=getattr(options, "function", None),
+                                  defines=other + [f"{k}={v}" for k, v in vals.items() if k in macros])
+            prog = check_bounds(extract(kernel.func, kernel.typedefs, kernel.path, kernel.scop))
+            prog = analyze_dataflow(bind_params(prog, {**params, **{k: v for k, v in vals.items() if k in params}}))
+            tiling = tile_program(prog, [ratio_of[k] * b if k in ratio_of else whole for k in range(cut[-1] + 1)],
+                                  point_order=t.point_order, **fuse)
+        except (CompileError, UsageError) as e:
+            sizes_b = ", ".join(f"{k}={v}" for k, v in vals.items())
+            raise _Unavailable(f"re-compiling at b = {b} ({sizes_b}) failed (sizes that do not scale with the "
+                               f"kernel, e.g. macros of a header, are not supported): {e}") from None
+        if not tiling.is_tiled:
+            raise _Unavailable(f"at b = {b} the family is not tiled: {tiling.reason}")
+        n = build_network(prog, tiling, parallel)
+        tables = NetworkTables(n)
+        n = fifoize(type_channels(n, tables), tables)
+        tables = tables.for_network(n)
+        n = size_channels(n, tables)
+        cache[b] = {**_measure(n, tables), "bands": shape(tiling.bands)}
+        slowest[0] = max(slowest[0], time.perf_counter() - t_sample)  # larger b are not faster
+        return cache[b]
+
+    compiled = _measure(net, NetworkTables(net))
+    at_b0 = sample(b0)
+    degree = max(st.domain.dim(isl.dim_type.set) for st in program.statements)
+    needed = (degree + 3) * (time.perf_counter() - t_start)  # the other samples are about as large as b0's
+    if needed > budget_s:
+        raise _Unavailable(f"re-compiling along the family would take more than {budget_s:g} s "
+                           "(budget_s)")
+    why = "re-compiling at the compiled sizes does not reproduce the compiled network (compiled with -D, " \
+          "--param or --parallel values the report was not given?): "
+    if at_b0["bands"] != shape(bands):
+        raise _Unavailable(why + f"bands (sizes, extents, point order) {at_b0['bands']}, compiled {shape(bands)}")
+    if set(at_b0["channels"]) != set(compiled["channels"]):
+        raise _Unavailable(why + f"channels {sorted(at_b0['channels'])}, compiled {sorted(compiled['channels'])}")
+    b_first = max([1] + [int(f.coeffs[0]) + 1 for f in family.values() if f.coeffs])
+    b_first = min(b_first, b0)
+
+    def fit(get: Callable[[dict], int], b_from: int) -> tuple[Any, int]:
+        return mp.fit_from(lambda b: get(sample(b)), degree, b_from, b0, checks=2)
+
+    try:
+        words_loaded, b_min = fit(lambda s: s["words_loaded"], b_first)
+    except mp.NotPolynomialError as e:
+        raise _Unavailable(f"words loaded are not a polynomial in b of degree <= {degree} along the family: {e}")
+    out: dict[str, Any] = {"available": True, "b": b0, "ratios": ratios, "cut_hyperplanes": [k + 1 for k in cut],
+                           "tile_sizes": [f"{r}*b" if r != 1 else "b" for r in ratios],
+                           "family": {k: str(f) for k, f in family.items()}}
+    missing: dict[str, str] = {}
+    later: dict[str, int] = {}  # quantities that are polynomials only from a larger b than words_loaded
+
+    def record(key: str, poly, figure: int, b_from: int = b_min) -> Optional[str]:
+        if b_from > b_min:
+            later[key] = b_from
+        if poly(b0) != figure:
+            missing[key] = f"the fitted {poly} gives {poly(b0)} at b = {b0}, the compiled network {figure}"
+            return None
+        return str(poly)
+
+    out["words_loaded"] = record("words_loaded", words_loaded, compiled["words_loaded"])
+    for key in ("words_stored", "per_band_load", "per_band_store", "sized_channel_words"):
+        try:
+            poly, b_from = fit(lambda s, key=key: s[key], b_min)
+            out[key] = record(key, poly, compiled[key], b_from)
+        except mp.NotPolynomialError as e:
+            out[key] = None
+            missing[key] = str(e)
+    chans = {}
+    for name, (figure, producer, consumer, ppn) in compiled["channels"].items():
+        def get(s: dict, name: str = name) -> int:
+            if name not in s["channels"]:
+                raise _Unavailable(f"channel {name} does not exist at every b")
+            return s["channels"][name][0]
+        try:
+            poly, b_from = fit(get, b_min)
+            f = record(f"channel {name}", poly, figure, b_from)
+        except (mp.NotPolynomialError, _Unavailable) as e:
+            f = None
+            missing[f"channel {name}"] = str(e)
+        chans[name] = {"size": f, "ppn_channel": ppn, "producer": producer, "consumer": consumer}
+    out["channel_sizes"] = chans
+    sampled = sorted(cache)
+    fam = ", ".join(f"{k} = {v}" for k, v in out["family"].items()) or "no structure size scales"
+    out["valid_for"] = (f"b >= {b_min} with {fam}; interpolated and verified on b = {sampled[0]}..{sampled[-1]}, "
+                        f"checked at the compiled b = {b0} against the compiled network")
+    out["valid_from"] = later
+    out["not_available"] = missing
+    return out
+
+
+def monoparametric_md(data: dict) -> list[str]:
+    """The report.md section for `monoparametric_report`."""
+    lines = ["## Closed forms in the tile scale b (monoparametric tiling)", ""]
+    if not data.get("available"):
+        return lines + [f"Not available: {data.get('reason')}", ""]
+    lines += [f"Cut hyperplanes {', '.join(map(str, data['cut_hyperplanes']))}: tile sizes "
+              f"{' x '.join(data['tile_sizes'])} with b = {data['b']}; valid for {data['valid_for']}.", "",
+              "| quantity | closed form | at b = " + str(data["b"]) + " |", "|---|---|---|"]
+    b = data["b"]
+
+    def at(f: Optional[str]) -> str:
+        return "" if f is None else str(_eval_poly(f, b))
+
+    for key in ("words_loaded", "words_stored", "per_band_load", "per_band_store", "sized_channel_words"):
+        f = data.get(key)
+        lines.append(f"| {key.replace('_', ' ')} | {f'`{f}`' if f else 'not available'} | {at(f)} |")
+    for name, c in data["channel_sizes"].items():
+        f = c["size"]
+        lines.append(f"| channel {name} ({c['producer']} -> {c['consumer']}) size | "
+                     f"{f'`{f}`' if f else 'not available'} | {at(f)} |")
+    if data["valid_from"]:
+        lines += ["", "Valid from a larger b: " + ", ".join(f"{k} (b >= {v})" for k, v in data["valid_from"].items())]
+    if data["not_available"]:
+        lines += ["", "Not available:"] + [f"- {k}: {v}" for k, v in data["not_available"].items()]
+    return lines + [""]
+
+
+def _eval_poly(text: str, b: int):
+    """Value of a printed `Polynomial` (`2*b^2 + b/2 + 4`) at b, for the report and the tests."""
+    from fractions import Fraction
+
+    if not re.fullmatch(r"[0-9b+\-*/^ ]+", text):
+        raise ValueError(f"not a polynomial in b: {text!r}")
+    expr = text.replace("^", "**")
+    value = eval(expr, {"__builtins__": {}}, {"b": Fraction(b)})  # only b, numbers and + - * / **
+    return int(value) if Fraction(value).denominator == 1 else value
 
 
 def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dict:
@@ -50,10 +304,17 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
 
 
 def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summary: dict,
-                  extra_md: Sequence[str] = (), extra_json: Optional[dict] = None) -> None:
+                  extra_md: Sequence[str] = (), extra_json: Optional[dict] = None, *, options: Any = None,
+                  closed_forms: bool = False) -> None:
     """`extra_md`: more report.md lines (a section, e.g. the AXI4 register map) before the notes;
-    `extra_json`: more top-level keys of report.json."""
+    `extra_json`: more top-level keys of report.json; `closed_forms` (`compile --closed-forms`): add the
+    closed forms in b, which re-compile the kernel along its size family, hence opt-in; `options`: the
+    compile's pipeline `Options`, so that re-compiling uses the same defines (`monoparametric_report`)."""
     data = report_json(program, net, summary)
+    mono = monoparametric_report(program, net, options=options) \
+        if closed_forms and net.tiling is not None and net.tiling.is_tiled else None
+    if mono is not None:
+        data["monoparametric"] = mono
     data.update(extra_json or {})
     (outdir / "report.json").write_text(json.dumps(data, indent=2) + "\n")
     lines = [f"# dpn-synth report: `{program.name}`", "", f"Source: `{program.file}`", ""]
@@ -74,6 +335,8 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
     for c in data["channels"]:
         lines.append(f"| {c['name']} | {c['producer']} ({c['source_port']}) | {c['consumer']} ({c['sink_port']}) | "
                      f"{c['kind']} | {c['depth']} | {c['width']} | {c['words']} | {c['why_not_fifo']} |")
+    if mono is not None:
+        lines += ["", *monoparametric_md(mono)]
     if extra_md:
         lines += ["", *extra_md]
     if data["notes"]:

@@ -713,3 +713,38 @@ def card_in_b(S: Union[isl.Set, isl.Map], params: Optional[Mapping[str, int]] = 
     if max_degree is None:
         max_degree = S.dim(_SET) if isinstance(S, isl.Set) else S.dim(_IN) + S.dim(_OUT)
     return closed_form(lambda v: count(fix_b(S, v)), max_degree, b_min=b_min, checks=checks)
+
+
+# ----------------------------------------------------------------------------------------------
+# families of problems that scale with b (the compiler's measured figures as closed forms)
+
+
+def split_value(value: int, b: int) -> tuple[int, int]:
+    """(v_b, v_l) with value = b.v_b + v_l and 0 <= v_l < b: the tiled form of a structure size."""
+    if b < 1:
+        raise ValueError("b must be >= 1")
+    return divmod(int(value), int(b))
+
+
+def scaled(value: int, b0: int) -> Polynomial:
+    """The size that equals `value` at b = b0 and keeps its number of whole tiles as b varies:
+    v_b.b + v_l.  Counts over a tiled set are polynomials in b only along such a family (Theorem
+    2.8 needs every bound in tiled form), which is why a fixed-size kernel is scaled this way."""
+    vb, vl = split_value(value, b0)
+    return Polynomial((Fraction(vl), Fraction(vb)))
+
+
+def fit_from(fn: Callable[[int], int], max_degree: int, b_first: int, b_last: int, *,
+             checks: int = 2) -> tuple[Polynomial, int]:
+    """`closed_form` from the smallest b_min in [b_first, b_last] where it verifies, and that b_min.
+
+    Small b are where tiles are cut by the domain or halos reach over several tiles, so a count is
+    usually a polynomial only from some b on; moving b_min up finds where it starts.  `fn` should be
+    memoized by the caller, the windows overlap."""
+    last: Optional[NotPolynomialError] = None
+    for b_min in range(max(1, b_first), max(1, b_last) + 1):
+        try:
+            return closed_form(fn, max_degree, b_min=b_min, checks=checks), b_min
+        except NotPolynomialError as e:
+            last = e
+    raise last if last is not None else NotPolynomialError(f"no b in [{b_first}, {b_last}]")
