@@ -78,6 +78,14 @@ class Datapath:
         self.types[name] = t
         return name
 
+    def wide_wire(self, bits: int, expr: str, stage: int) -> str:
+        """An intermediate wider than any C type (a reciprocal product): only read in its own stage."""
+        name = f"n{self.count}"
+        self.count += 1
+        self.lines.append(f"wire [{bits - 1}:0] {name} = {expr};")
+        self.stage[name] = stage
+        return name
+
     def at(self, name: str, stage: int) -> str:
         """`name` delayed to `stage` through enabled registers."""
         have = self.stage[name]
@@ -161,12 +169,13 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
         no pipeline stages on a recurrence like a stencil's `/ 3`.  Mirrors `int_arith.const_divide`."""
         w = t.bits
         m, sh = reciprocal(abs(divisor), w)
-        wide = 2 * w + 1
+        wide = sh + w  # holds x * m (< 2**(2w+1)) and the slice [sh + w - 1 : sh]
         if t.signed:  # magnitude of the dividend as a W-bit unsigned value (INT_MIN's is 2**(W-1))
             mag = combine(UNSIGNED[w], [a], lambda x: f"{x}[{w - 1}] ? -{x} : {x}")
         else:
             mag = a
-        uq = combine(UNSIGNED[w], [mag], lambda x: f"({{{{{w + 1}{{1'b0}}}}, {x}}} * {wide}'h{m:x}) >> {sh}")
+        prod = dp.wide_wire(wide, f"{{{{{wide - w}{{1'b0}}}}, {mag}}} * {wide}'h{m:x}", dp.stage[mag])
+        uq = combine(UNSIGNED[w], [prod], lambda p: f"{p}[{sh + w - 1}:{sh}]")
         if t.signed:
             flip = "~" if divisor < 0 else ""
             q = combine(t, [a, uq], lambda x, y: f"$signed(({flip}{x}[{w - 1}]) ? -{y} : {y})")

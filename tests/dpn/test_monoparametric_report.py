@@ -64,7 +64,7 @@ EXPECTED = {
     ("fir-int", "4"): ({"N": "16*b", "TAPS": "2*b"}, "80*b - 16", "48*b", {"c0": "b - 1", "c2": "b"}),
     ("fir-int", "8"): ({"N": "8*b", "TAPS": "b"}, "24*b - 8", "24*b", {"c0": "b - 1", "c2": "b"}),
     ("jacobi-1d-int", "4,4"): ({"T": "b + 2", "N": "7*b + 2"}, "14*b + 8", "21*b",
-                               {"c0": "2*b + 2", "c1_0": "2*b", "c1_1": "b - 2", "c13": "7*b"}),
+                               {"c0": "2*b + 2", "c1_0": "2*b", "c1_1": "b", "c13": "7*b"}),
     ("jacobi-1d-int", "8,8"): ({"N": "3*b + 6"}, "3*b + 8", "6*b + 8", {"c1_1": "b - 2", "c3_1": "b - 1"}),
 }
 
@@ -106,7 +106,9 @@ def test_closed_forms_predict_a_larger_b(name, tile, b):
     by_name = {c.name: c for c in res.network.channels}
     assert set(by_name) == set(m["channel_sizes"])
     for ch, entry in m["channel_sizes"].items():
-        assert entry["size"] is not None
+        if entry["size"] is None:  # no formula is fine, with its reason; a wrong one is not
+            assert f"channel {ch}" in m["not_available"], ch
+            continue
         assert _eval_poly(entry["size"], b) == _sized(by_name[ch]), ch
 
 
