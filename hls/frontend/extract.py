@@ -87,6 +87,7 @@ class _Extractor:
         self.arrays: dict[str, Array] = {}
         self.local_names: dict[str, str] = {}  # C name of a local variable -> array name
         self.counter_decls: dict[str, ScalarType] = {}
+        self.expanded: dict[str, int] = {}  # local scalar declared inside loops -> number of enclosing loops
         self.statements: list[Statement] = []
         self.schedules: list[str] = []
         self.max_depth = 0
@@ -180,9 +181,18 @@ class _Extractor:
         if scope is None and t.is_int and decl.init is None:
             self.counter_decls[decl.name] = t  # probably a loop counter; becomes a scalar if assigned
         name = self.fresh_array_name(decl.name)
-        space = isl.Space.set_alloc(iu.CTX, 0, 0).set_tuple_name(isl.dim_type.set, name)
-        space = isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names).set_tuple_name(isl.dim_type.set, name)
-        self.arrays[name] = Array(name, t, (), isl.Set.universe(space), False, self.loc(decl))
+        if scope is not None and scope.dims and self._expandable(scope):
+            # C gives every iteration of the enclosing loops a fresh object: index it by their counters
+            # (scalar expansion), so that iterations share no storage and carry no false write-after-read
+            # or write-after-write dependence; the tiler may then interleave independent accumulations.
+            counters = {v: k for k, v in scope.counters.items()}
+            self.arrays[name] = Array(name, t, tuple(counters.get(d, d) for d in scope.dims),
+                                      scope.domain.set_tuple_name(name), False, self.loc(decl))
+            self.expanded[name] = len(scope.dims)
+        else:
+            space = isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names).set_tuple_name(
+                isl.dim_type.set, name)
+            self.arrays[name] = Array(name, t, (), isl.Set.universe(space), False, self.loc(decl))
         self.local_names[decl.name] = name
         if decl.init is not None:
             if scope is None:
@@ -190,6 +200,14 @@ class _Extractor:
             if isinstance(decl.init, c_ast.InitList):
                 raise self.error(decl.init, "initializer lists are not supported")
             self.assignment(decl, "=", c_ast.ID(decl.name, coord=decl.coord), decl.init, scope)
+
+    def _expandable(self, scope: _Scope) -> bool:
+        """Expansion indexes by the loop counters, so they must never be negative."""
+        nonneg = isl.Set.universe(scope.domain.get_space())
+        for d in scope.dims:
+            v = iu.var(scope.domain.get_space(), d)
+            nonneg = nonneg.intersect(v.ge_set(iu.const(scope.domain.get_space(), 0)))
+        return scope.domain.is_subset(nonneg)
 
     def fresh_array_name(self, name: str) -> str:
         if name not in self.arrays and name not in self.scalar_args and name not in self.param_names:
@@ -386,7 +404,7 @@ class _Extractor:
         if name not in self.arrays:
             raise self.error(node, f"unknown variable `{base}` (globals are not supported; pass it as a parameter)")
         arr = self.arrays[name]
-        if len(subs) != arr.ndim:
+        if len(subs) != arr.ndim and not (name in self.expanded and not subs):
             if len(subs) < arr.ndim:
                 raise self.error(node, f"`{base}` has {arr.ndim} dimension(s) but is used with {len(subs)} subscript(s); "
                                        "pointer arithmetic and array decay are not supported")
@@ -400,7 +418,10 @@ class _Extractor:
             pa = self.affine(s, scope, what="array index")
             m = isl.Map.from_pw_aff(pa)
             rel = m if rel is None else rel.flat_range_product(m)
-        if rel is None:
+        if rel is None and array in self.expanded:
+            k = self.expanded[array]
+            rel = isl.Map.identity(isl.Space.map_from_set(space)).project_out(isl.dim_type.out, k, len(scope.dims) - k)
+        elif rel is None:
             rel = isl.Map.from_domain_and_range(isl.Set.universe(space), isl.Set.universe(
                 isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names)))
         rel = rel.set_tuple_name(isl.dim_type.in_, stmt).set_tuple_name(isl.dim_type.out, array)
@@ -555,9 +576,7 @@ class _Extractor:
         if isinstance(node, (c_ast.Constant, c_ast.ID)):
             return None
         dep = self.parameter_only(node, scope)
-        # Structure parameters alone (`n - 1`) are bound at compile time: the datapath folds them
-        # into its control constants, so only run-time scalars or a function call justify a port.
-        if dep is None or not (dep[0] & set(self.scalar_args) or dep[1]):
+        if dep is None or not (dep[0] or dep[1]):
             return None
         self.host_depth += 1
         try:
