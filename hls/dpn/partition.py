@@ -65,12 +65,27 @@ def part_name(statement: str, k: int, n: int) -> str:
     return statement if n == 1 else f"{statement}_{k}"
 
 
-def _parts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, list[tuple[str, isl.Set]]]:
-    """Compute processes of each statement: (process name, its slice of the statement domain)."""
+def part_counts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, int]:
+    """How many parallel processes each statement gets: `parallel` for the heaviest statement of its
+    band, proportionally fewer (at least one) for lighter ones.  A light statement (gemm's `C *= beta`
+    beside the k-reduction) split as often as the heavy one would only add idle processes: the heavy
+    one alone sets the band's pace."""
+    weight = {st.name: iu.card(st.domain) for st in program.statements}
     out = {}
     for st in program.statements:
         band = next((b for b in tiling.bands if st.name in b.statements), None)
-        doms = [st.domain] if band is None else parallel_parts(band, st.name, st.domain, parallel)
+        heaviest = max((weight[s] for s in band.statements), default=1) if band is not None else 1
+        out[st.name] = max(1, min(parallel, round(parallel * weight[st.name] / max(1, heaviest))))
+    return out
+
+
+def _parts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, list[tuple[str, isl.Set]]]:
+    """Compute processes of each statement: (process name, its slice of the statement domain)."""
+    out = {}
+    counts = part_counts(program, tiling, parallel)
+    for st in program.statements:
+        band = next((b for b in tiling.bands if st.name in b.statements), None)
+        doms = [st.domain] if band is None else parallel_parts(band, st.name, st.domain, counts[st.name])
         out[st.name] = [(part_name(st.name, k, len(doms)), d) for k, d in enumerate(doms)]
     return out
 
