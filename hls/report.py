@@ -279,12 +279,17 @@ def _eval_poly(text: str, b: int):
 
 
 def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dict:
+    from .rtl.generate import process_latencies
+
     tables = NetworkTables(net)
+    depth = process_latencies(net)
     procs = []
     for p in net.processes:
         st = program.statement(p.statement) if p.statement else None
         procs.append({
             "name": p.name, "kind": p.kind.value, "iterations": len(tables.process(p.name).iterations),
+            # every process is fully pipelined: it starts an iteration each cycle its operands are there
+            "ii": 1, "pipeline_depth": depth[p.name],
             "schedule": str(p.schedule), "statement": st.text if st else None, "loc": str(st.loc if st else p.loc),
             "array": p.array,
         })
@@ -327,9 +332,12 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
         lines += [f"Tiling: {tiling['description']}", "", f"Why: {tiling['reason']}", ""]
     lines += ["## Summary", ""]
     lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in summary.items()]
-    lines += ["", "## Processes", "", "| process | kind | iterations | statement | source |", "|---|---|---|---|---|"]
+    lines += ["", "## Processes", "", "II: initiation interval (cycles between iterations when operands are there); "
+              "depth: cycles from issuing an iteration to its results entering their channels.", "",
+              "| process | kind | iterations | II | depth | statement | source |", "|---|---|---|---|---|---|---|"]
     for p in data["processes"]:
-        lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | `{p['statement'] or p['array']}` | {p['loc']} |")
+        lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | {p['ii']} | {p['pipeline_depth']} | "
+                     f"`{p['statement'] or p['array']}` | {p['loc']} |")
     lines += ["", "## Channels", "", "| channel | from | to | kind | depth | width | words | why not a FIFO |",
               "|---|---|---|---|---|---|---|---|"]
     for c in data["channels"]:

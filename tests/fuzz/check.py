@@ -237,7 +237,11 @@ def dataflow_difference(program) -> Optional[str]:
 
 
 def _copy_arrays(inputs: dict) -> dict:
-    return {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
+    """A copy whose arrays the run may overwrite; it still answers for hoisted scalars (`KernelInputs`)."""
+    from sim.inputs import KernelInputs
+
+    out = {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in inputs.items()}
+    return KernelInputs(inputs.program, out) if isinstance(inputs, KernelInputs) else out
 
 
 def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool = False,
