@@ -55,7 +55,8 @@ def test_explore_model_sweep(tmp_path, capsys, monkeypatch):
     assert by["none/p1"]["processes"] == 6 and by["none/p1"]["cycles_source"] == "model"
     # 2x2 tiles reload C's band: more words than compulsory, fewer channel words
     assert by["2,2/p1"]["words_moved"] > 64 and by["2,2/p1"]["channel_words"] < by["none/p1"]["channel_words"]
-    assert by["2,2/p2"]["compute_processes"] == 2 * by["2,2/p1"]["compute_processes"]
+    # --parallel 2 doubles the heaviest statement's processes; gemm's light `C *= beta` may keep one
+    assert by["2,2/p1"]["compute_processes"] < by["2,2/p2"]["compute_processes"] <= 2 * by["2,2/p1"]["compute_processes"]
     # refused configurations are rows with the compiler's reason, not crashes
     assert by["none/p2"]["status"] == "skipped" and "--parallel" in by["none/p2"]["note"]
     for c in ("2,2,2,2,2/p1", "2,2,2,2,2/p2"):
