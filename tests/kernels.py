@@ -31,3 +31,15 @@ def cli_args(path: Path) -> list[str]:
 
 def ids(paths) -> list[str]:
     return [p.stem for p in paths]
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
+    """`dpn-synth argv` in-process: (exit status, stdout, stderr), usage errors included."""
+    from hls.cli import main
+
+    try:
+        rc = main(argv)
+    except SystemExit as e:
+        rc = e.code if isinstance(e.code, int) else 1
+    out, err = capsys.readouterr()
+    return rc, out, err

@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hls.cli import main
 from hls.frontend import load_kernel
 from hls.poly import expr as E
 from hls.poly.interpret import interpret
 from sim.gcc_ref import GccReference
 from sim.hoisted import host_source, hoisted_values
 from sim.inputs import compare, random_inputs
+from tests.kernels import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "hoisted-exp.c"
@@ -50,15 +50,6 @@ def _load(tmp_path: Path, text: str, name: str = "k.c", **kw):
 
 def _scalar_refs(e: E.Expr) -> list[str]:
     return [x.name for x in E.walk(e) if isinstance(x, E.ScalarArg)]
-
-
-def _cli(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        rc = main(argv)
-    except SystemExit as e:
-        rc = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def test_exactly_the_maximal_parameter_only_subtrees(tmp_path):
@@ -145,14 +136,14 @@ def test_integer_hoisting_matches_gcc(tmp_path):
 
 
 def test_analyze_prints_hoisted_scalars(capsys):
-    rc, out, err = _cli(["analyze", str(EXAMPLE)], capsys)
+    rc, out, err = run_cli(["analyze", str(EXAMPLE)], capsys)
     assert rc == 0, err
     assert "hoisted scalars (computed once on the host before start, top inputs):" in out
     assert re.search(r"double h0 = exp\(-alpha\)\s+// .*hoisted-exp.c:13:19, port arg_h0", out)
     assert re.search(r"double h1 = \(alpha \* beta\) \+ 1\.0\s+// .*hoisted-exp.c:15:32, port arg_h1", out)
     assert "value:    (x[i] * h0)" in out
     assert "is computed once on the host before start: top input arg_h0" in out
-    rc, out, _ = _cli(["analyze", "--json", str(EXAMPLE_F)], capsys)
+    rc, out, _ = run_cli(["analyze", "--json", str(EXAMPLE_F)], capsys)
     data = json.loads(out)
     assert [h["text"] for h in data["hoisted"]] == ["expf(-alpha)", "sqrtf(2.0f)", "powf(fabsf(alpha), 2.5f)",
                                                     "(real) (k + 1)", "(alpha > 0.0f) ? (alpha) : (-alpha)"]
@@ -161,7 +152,7 @@ def test_analyze_prints_hoisted_scalars(capsys):
 
 @pytest.mark.parametrize("path", [EXAMPLE, EXAMPLE_F], ids=lambda p: p.stem)
 def test_dpn_sim_is_bit_exact(path, capsys):
-    rc, out, err = _cli(["sim", str(path), "--dpn-only", "--seed", "1"], capsys)
+    rc, out, err = run_cli(["sim", str(path), "--dpn-only", "--seed", "1"], capsys)
     assert rc == 0, out + err
     assert "PASS" in out and " 0 mismatches" in out
 
@@ -178,7 +169,7 @@ def test_host_only_call_on_non_parameters_is_an_error(what, stmt, at, dep, tmp_p
     src = tmp_path / f"{what}.c"
     src.write_text("#include <math.h>\nvoid k(double alpha, double A[10], double C[10])\n{\n#pragma scop\n"
                    f"  for (int i = 0; i < 10; i++)\n    {stmt}\n#pragma endscop\n}}\n")
-    rc, out, err = _cli(["analyze", str(src)], capsys)
+    rc, out, err = run_cli(["analyze", str(src)], capsys)
     assert rc == 2, out + err
     lines = err.strip().splitlines()
     assert len(lines) == 1
@@ -190,6 +181,6 @@ def test_host_only_call_on_non_parameters_is_an_error(what, stmt, at, dep, tmp_p
 
 def test_bad_input_corpus_exp_of_array(capsys):
     path = ROOT / "tests" / "bad_inputs" / "unknown_call_exp.c"
-    rc, _, err = _cli(["sim", str(path), "--dpn-only"], capsys)
+    rc, _, err = run_cli(["sim", str(path), "--dpn-only"], capsys)
     assert rc == 2
     assert re.fullmatch(rf"{re.escape(str(path))}:9:18: error: call to unknown function `exp`.*\n", err, re.S)

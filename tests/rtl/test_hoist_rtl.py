@@ -12,26 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hls.cli import main
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
 from sim.gcc_ref import GccReference
 from sim.hoisted import write_host_files
 from sim.inputs import compare, random_inputs
 from sim.rtl_sim import run_rtl
+from tests.kernels import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "hoisted-exp.c"
 EXAMPLE_F = ROOT / "examples" / "hoisted-powf.c"
-
-
-def _cli(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        rc = main(argv)
-    except SystemExit as e:
-        rc = e.code if isinstance(e.code, int) else 1
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def test_ports_and_bit_exact_and_wrong_value_detected(rtl_cache, tmp_path):
@@ -54,14 +45,14 @@ def test_ports_and_bit_exact_and_wrong_value_detected(rtl_cache, tmp_path):
 
 @pytest.mark.parametrize("path", [EXAMPLE, EXAMPLE_F], ids=lambda p: p.stem)
 def test_cli_sim_rtl_tile_auto_stall(path, capsys):
-    rc, out, err = _cli(["sim", str(path), "--tile", "auto", "--stall", "0.3"], capsys)
+    rc, out, err = run_cli(["sim", str(path), "--tile", "auto", "--stall", "0.3"], capsys)
     assert rc == 0, out + err
     assert "PASS" in out and " 0 mismatches" in out
 
 
 def test_standalone_testbench_recomputes_hoisted_ports(tmp_path, capsys):
     outdir = tmp_path / "out"
-    rc, _, err = _cli(["compile", str(EXAMPLE_F), "-o", str(outdir), "-q"], capsys)
+    rc, _, err = run_cli(["compile", str(EXAMPLE_F), "-o", str(outdir), "-q"], capsys)
     assert rc == 0, err
     report = (outdir / "report.md").read_text()
     assert "`expf(-alpha)`" in report and "computed once on the host before start: top input arg_h0" in report
