@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from hls.explore import cell
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_CONFIGS = ("none", "auto", "p2", "p4")
@@ -499,16 +501,6 @@ def summarize(rows: list[dict], configs: Sequence[str]) -> dict:
     return out
 
 
-def _fmt(v) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:.2f}"
-    return str(v)
-
-
 MD_COLUMNS = (("kernel", "kernel"), ("options", "options"), ("ok", "ok"), ("cycles", "cycles"),
               ("roofline_cycles", "roofline"), ("cycles_per_roofline", "cycles/roofline"),
               ("bound_per_roofline", "bound/roofline"),
@@ -535,34 +527,34 @@ def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
         md.append("- Median cycles/roofline (`--tile auto`): n/a (no RTL cycles"
                   + (": `--no-rtl`)." if not meta["rtl"] else ")."))
     else:
-        md.append(f"- Median cycles/roofline (`--tile auto`): **{_fmt(med)}** "
+        md.append(f"- Median cycles/roofline (`--tile auto`): **{cell(med)}** "
                   f"(target <= {TARGET_MEDIAN}; {'met' if med <= TARGET_MEDIAN else 'not met'}).")
     for c, cs in s["configs"].items():
         verdicts = (f"{cs['ok']} ok, {cs['fail']} fail" if meta["rtl"]
                     else f"{cs['rows'] - cs['skipped'] - cs['error']} compiled")
         md.append(f"- `{cs['options']}`: {cs['rows']} rows, {verdicts}, {cs['skipped']} skipped, {cs['error']} error; "
-                  + (f"cycles/roofline median {_fmt(cs['median_cycles_per_roofline'])}, geomean "
-                     f"{_fmt(cs['geomean_cycles_per_roofline'])}, max {_fmt(cs['max_cycles_per_roofline'])}; "
-                     f"cycles/bound median {_fmt(cs['median_cycles_per_bound'])}; " if meta["rtl"] else "")
-                  + f"bound/roofline median {_fmt(cs['median_bound_per_roofline'])}.")
+                  + (f"cycles/roofline median {cell(cs['median_cycles_per_roofline'])}, geomean "
+                     f"{cell(cs['geomean_cycles_per_roofline'])}, max {cell(cs['max_cycles_per_roofline'])}; "
+                     f"cycles/bound median {cell(cs['median_cycles_per_bound'])}; " if meta["rtl"] else "")
+                  + f"bound/roofline median {cell(cs['median_bound_per_roofline'])}.")
     t = s["traffic_band_fits_auto"]
     md.append(f"- Traffic/compulsory with `--tile auto` where the local-memory budget holds every tile band "
-              f"({t['rows']} kernels): max {_fmt(t['max'])} (target <= {TARGET_TRAFFIC}"
+              f"({t['rows']} kernels): max {cell(t['max'])} (target <= {TARGET_TRAFFIC}"
               + ("; above: " + ", ".join(f"{x['kernel']} {x['traffic_per_compulsory']:.2f}" for x in t["above_1_10"])
                  if t["above_1_10"] else "") + ")"
               + (f"; bands larger than the budget: {', '.join(t['band_too_big'])}" if t["band_too_big"] else "")
               + (f"; not tiled by --tile auto: {', '.join(t['untiled'])}" if t["untiled"] else "") + ".")
     c = s["compile_s"]
     md.append(f"- Compile CPU seconds (front end to Verilog, the worker's own CPU time) per row: median "
-              f"{_fmt(c['median_cpu'])}, max {_fmt(c['max_cpu'])} (target < {TARGET_COMPILE_S:.0f} s"
+              f"{cell(c['median_cpu'])}, max {cell(c['max_cpu'])} (target < {TARGET_COMPILE_S:.0f} s"
               + ("; above: " + ", ".join(f"{x['kernel']} {x['config']} {x['compile_cpu_s']:.1f} s"
                                          for x in c["above_10"]) if c["above_10"] else "")
-              + f"); wall-clock median {_fmt(c['median_wall'])}, max {_fmt(c['max_wall'])} "
+              + f"); wall-clock median {cell(c['median_wall'])}, max {cell(c['max_wall'])} "
               "(depends on the load: the other worker's Verilator and Yosys runs share the cores).")
     md += ["", f"## `--tile auto` kernels above {ABOVE} x roofline", ""]
     if s["above_2_auto"]:
         md += ["| kernel | cycles/roofline | cycles/bound | reason |", "|---|---|---|---|"]
-        md += [f"| {x['kernel']} | {_fmt(x['cycles_per_roofline'])} | {_fmt(x['cycles_per_bound'])} | "
+        md += [f"| {x['kernel']} | {cell(x['cycles_per_roofline'])} | {cell(x['cycles_per_bound'])} | "
                f"{(x['reason'] or '').replace('|', '/')} |" for x in s["above_2_auto"]]
     else:
         md.append("None.")
@@ -595,7 +587,7 @@ def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
             v = r[k]
             if k == "ok" and r["status"] != "ok":
                 v = r["status"]
-            cells.append(_fmt(v))
+            cells.append(cell(v))
         md.append("| " + " | ".join(cells) + " |")
     md += ["", "Reasons for every row above 2.0 x roofline (all configurations) are in bench.csv / bench.json "
            "(`reason`).", ""]

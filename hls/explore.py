@@ -312,7 +312,8 @@ def mark_pareto(rows: Sequence[dict]) -> tuple[str, ...]:
 # outputs
 
 
-def _fmt(v: object) -> str:
+def cell(v: object) -> str:
+    """A value as a table cell (CSV/markdown): the benchmark's tables use the same."""
     if v is None:
         return ""
     if isinstance(v, bool):
@@ -342,7 +343,7 @@ def _cell(row: dict, key: str, note_width: int = 70) -> str:
         return "*" if row["pareto"] else ""
     if key == "note":
         return _one_line(row["note"] or "", note_width)
-    return _fmt(row[key])
+    return cell(row[key])
 
 
 def format_table(rows: Sequence[dict], meta: dict) -> str:
