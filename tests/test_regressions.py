@@ -5,7 +5,8 @@ failure saved by `tests/fuzz/shrink.py`): it is marked `xfail(strict=True)` with
 line as the reason, so the test starts failing (XPASS) the day the bug is fixed - then delete the
 `xfail:` line.  A `check-seeds: 3 4` header line gives the input seeds that reproduce a failure
 (default: 0 and 1); `check-compiles: 8` compiles the kernel that many times and checks every distinct
-network and design (for failures that depend on which of several equal isl representations a run gets).
+network and design (for failures that depend on which of several equal isl representations a run gets);
+`check-tile: auto` also checks the kernel compiled with that `--tile`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def _seeds(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in m.group(1).split()) if m else (0, 1)
 
 
+def _tile(text: str):
+    m = re.search(r"check-tile:\s*(\S+)", text)
+    return m.group(1) if m else None
+
+
 def _compiles(text: str) -> int:
     m = re.search(r"check-compiles:\s*(\d+)", text)
     return int(m.group(1)) if m else 1
@@ -47,6 +53,6 @@ def test_regressions_exist():
 def test_regression(path: Path, tmp_path: Path, rtl_cache: Path):
     text = path.read_text()
     v = check_file(path, seeds=_seeds(text), rtl=True, workdir=tmp_path, cache_root=rtl_cache,
-                   compiles=_compiles(text))
+                   compiles=_compiles(text), tile=_tile(text))
     detail = "\n".join(f.detail for f in v.failures if f.detail)[-2000:]
     assert v.ok, f"{path.name}: {v.summary()}\n{detail}"

@@ -127,9 +127,12 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
         flow = flow.union(read_reuse(program))
     sc = (isl.ScheduleConstraints.on_domain(iu.reread(dom)).set_validity(iu.reread(deps))
           .set_coincidence(iu.reread(deps)).set_proximity(iu.reread(flow)))
-    root = _compute_schedule(sc, fuse).get_root()
-    node = root.child(0) if root.n_children() else root
     order = [s.name for s in program.statements]
+    try:
+        root = _compute_schedule(sc, fuse).get_root()
+    except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
+        return [TileBand(tuple(order), {}, (), (), ())]
+    node = root.child(0) if root.n_children() else root
     groups: list[tuple[list[str], Optional[isl.ScheduleNode]]] = []
     if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
         for k in range(node.n_children()):
