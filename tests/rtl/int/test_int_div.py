@@ -26,16 +26,15 @@ import os
 import time
 from pathlib import Path
 
-import jinja2
 import numpy as np
 import pytest
 
 from hls.rtl.int_arith import OPERATORS, WIDTHS, c_divide, divide_latency
 from hls.rtl.operators import OperatorSpec
-from sim.rtl_runner import DEFAULT_MAKE_VARS, SimBuild, build_verilator, lint_verilator, run_cocotb
+from sim.rtl_runner import SimBuild, build_verilator, lint_verilator, run_cocotb
+from tests.rtl.fp.test_fp_arith import MAKE_VARS, _harness_env, _read_memh  # the shared streaming harness
 
 HERE = Path(__file__).resolve().parent
-HARNESS_DIR = HERE.parent / "fp"
 ROOT = HERE.parents[2]
 COCOTB_MODULE = "tests.rtl.int.cocotb_int_div"
 N_RANDOM = 24_000
@@ -43,7 +42,6 @@ MIN_DEFINED = 20_000  # C-defined vectors per (width, signedness), the issue's f
 ADDR_BITS = 15  # the harness holds up to 2**15 - 1 vectors
 STALL = 256  # en = 0 on STALL/1024 of the cycles
 SEEDS = {8: 0xD1F8, 16: 0xD1F16, 32: 0xD1F32, 64: 0xD1F64}
-MAKE_VARS = {**DEFAULT_MAKE_VARS, "CFG_CXXFLAGS_PCH_I": "-include"}
 SIM_TIMEOUT_S = 300.0
 # (tag in the harness, registry key prefix, signed)
 OPS = (("sdiv", "div.i", True), ("srem", "rem.i", True), ("udiv", "div.u", False), ("urem", "rem.u", False))
@@ -288,13 +286,6 @@ def test_cycle_model_uses_the_divider_latency() -> None:
 # simulation
 
 
-def _harness_env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(HARNESS_DIR)), undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-    )
-
-
 def _specs(w: int) -> list[tuple[str, OperatorSpec]]:
     return [(tag, OPERATORS[f"{prefix}{w}"]) for tag, prefix, _ in OPS]
 
@@ -315,11 +306,6 @@ def build_harness(w: int, src_dir: Path, cache: Path) -> SimBuild:
         module_name=top, width=w, addr_bits=ADDR_BITS, ops=ops, flush=max(s.latency for _, s in specs) + 2,
     ))
     return build_verilator([*sources, harness], top, cache_root=cache, make_vars=MAKE_VARS)
-
-
-def _read_memh(path: Path) -> np.ndarray:
-    words = [t for t in path.read_text().split() if not t.startswith(("@", "//"))]
-    return np.array([int(t, 16) for t in words], dtype=np.uint64)
 
 
 @pytest.mark.parametrize("w", WIDTHS)
