@@ -9,7 +9,8 @@ operator added there later) is rendered on its own and synthesized with `hls.est
 kept, `-noiopad`: the operands and result are plain ports, so only the operator's own registers count).
 The datapath does integer `*` in-line (combinational Verilog, `datapath.py`), not through the
 registry; rows marked `inline` synthesize that Verilog (`y = a * b`) for 32 and 64 bits as a reference.
-Integer `/` and `%` by a run-time divisor go through the pipelined divider (`div.*`, `rem.*` rows).  A synthesis that takes longer than `--budget` seconds is recorded as `timeout`.
+Integer `/` and `%` by a run-time divisor go through the pipelined divider (`div.*`, `rem.*` rows).
+A synthesis that takes longer than `--budget` seconds is recorded as `timeout`.
 Results are cached by `hls.estimate`, so a second run only synthesizes what changed.
 """
 

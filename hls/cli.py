@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="order of the iterations inside a tile: latency (default: of the orders below, the one the cycle model finds fastest), "
                             "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+        c.add_argument("--merge", choices=("auto", "none"), default="auto",
+                       help="auto (default): with tiling, light compute processes share a process when the cycle "
+                            "model shows no slowdown beyond 15%% (fewer processes, balanced); none: one per statement")
         c.add_argument("--directives", metavar="FILE", help="directives file")
         c.add_argument("--interface", choices=("native", "axi4"), default="native",
                        help="native: the memory ports of docs/rtl-interface.md (default); axi4: also a wrapper "
@@ -125,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--local-words", type=int, default=8192, metavar="W",
                    help="local memory budget for --tile auto, in words (default 8192)")
     e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+    e.add_argument("--merge", choices=("auto", "none"), default="auto",
+                   help="merge light compute processes (auto, default) or keep one per statement (none)")
     e.add_argument("--target", choices=("xc7", "ice40"), default="xc7",
                    help="xc7: Xilinx 7 series, synth_xilinx (default); ice40: iCE40 HX/LP, synth_ice40")
     e.add_argument("--timeout", type=float, default=1800.0, metavar="S",
@@ -193,7 +198,7 @@ def _options(args: argparse.Namespace):
         raise UsageError("--directives: directive files are not supported yet")
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
-                   getattr(args, "point_order", "latency"))
+                   getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

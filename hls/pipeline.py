@@ -14,6 +14,8 @@ from typing import Callable, Mapping, Optional, Sequence
 from .diagnostics import UsageError
 from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels
 from .dpn.network import ProcessNetwork
+from .dpn.merge import SLACK as MERGE_SLACK
+from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.partition import build_network
 from .dpn.timing import deepen
 from .rtl.generate import process_latencies
@@ -27,8 +29,8 @@ from .frontend.params import restrict_params
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
 
-PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "type-channels", "size-channels",
-          "deepen")
+PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "merge", "type-channels",
+          "size-channels", "deepen")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Options:
     parallel: int = 1
     local_words: int = DEFAULT_LOCAL_WORDS
     point_order: str = "latency"  # inside a tile: "latency" (section 5.3) or "original" (Theorem 5.3)
+    merge: str = "auto"  # "auto": merge light compute processes when the cycle model allows (hls/dpn/merge.py)
 
 
 @dataclass
@@ -94,11 +97,13 @@ class _Built:
         return self.timing["estimated_cycles"]
 
 
-def _network(program: PolyProgram, tiling: Tiling, opts: Options) -> _Built:
-    """partition .. deepen for one tiling."""
+def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = ()) -> _Built:
+    """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one."""
     stages = []
     net = build_network(program, tiling, opts.parallel)
     stages.append(("partition", net))
+    net = merge_processes(net, groups)
+    stages.append(("merge", net))
     tables = NetworkTables(net)  # processes do not change from here on; channel tables are per name
     net = type_channels(net, tables)
     typed = net
@@ -113,6 +118,36 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options) -> _Built:
               "deepen_words": sum(c.words for c in net.channels) - words}
     stages.append(("deepen", net))
     return _Built(net, typed, tables, timing, stages)
+
+
+def _compute_count(b: _Built) -> int:
+    return sum(1 for _ in b.network.iter_compute())
+
+
+def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options) -> _Built:
+    """Merge light compute processes (`merge.balance_groups`, per band, then across bands) and keep the
+    network with the smallest modelled cycles x compute processes, among those within `merge.SLACK`
+    of the unmerged network's cycles: the same throughput from fewer processes."""
+    part = built.stages[0][1]
+    best, base = built, built.cycles
+    if base is None:
+        return built
+    seen: list = []
+    for per_band in (True, False):
+        groups = balance_groups(part, per_band=per_band)
+        if not groups or groups in seen:
+            continue
+        seen.append(groups)
+        cand = _network(program, tiling, opts, groups)
+        if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
+            continue
+        if cand.cycles * _compute_count(cand) < best.cycles * _compute_count(best):
+            cand.network.notes.append(
+                f"merged compute processes {describe(groups)}: {_compute_count(cand)} compute processes instead of "
+                f"{_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})")
+            best = cand
+    best.network.tiling = built.network.tiling
+    return best
 
 
 def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
@@ -182,6 +217,8 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         tiling = replace(tiling, reason=f"{tiling.reason}; {_variant_name(tiling, len(bases))} has the fewest "
                                         f"modelled cycles ({tried})")
         chosen.network.tiling = tiling
+    if tiling.is_tiled and opts.merge == "auto":
+        chosen = _balanced(program, tiling, chosen, opts)
     after("tile", tiling)
     for name, ir in chosen.stages:
         after(name, ir)

@@ -285,12 +285,13 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
     depth = process_latencies(net)
     procs = []
     for p in net.processes:
-        st = program.statement(p.statement) if p.statement else None
+        sts = [program.statement(s) for s in p.statements]
         procs.append({
             "name": p.name, "kind": p.kind.value, "iterations": len(tables.process(p.name).iterations),
             # every process is fully pipelined: it starts an iteration each cycle its operands are there
             "ii": 1, "pipeline_depth": depth[p.name],
-            "schedule": str(p.schedule), "statement": st.text if st else None, "loc": str(st.loc if st else p.loc),
+            "schedule": str(p.schedule), "statement": "; ".join(s.text for s in sts) if sts else None,
+            "statements": [s.name for s in sts], "loc": str(sts[0].loc if sts else p.loc),
             "array": p.array,
         })
     chans = [{

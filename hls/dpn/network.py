@@ -43,27 +43,51 @@ class Stage(enum.IntEnum):
 
 
 @dataclass(frozen=True, eq=False)
+class Member:
+    """A statement a compute process runs: at the iterations in the domain of `instance`, the process
+    executes `statement` on the instance `instance(x)`.  A process of one statement iterates over
+    (a part of) the statement's own domain, so its `instance` is the identity; a merged process
+    (`hls/dpn/merge.py`) iterates over time stamps and runs several statements in their global order."""
+
+    statement: str
+    instance: isl.Map  # process iteration -> statement instance (single-valued)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "instance", iu.reread(self.instance))
+
+    @property
+    def domain(self) -> isl.Set:
+        return self.instance.domain()
+
+
+@dataclass(frozen=True, eq=False)
 class Process:
     """A sequential process iterating over `domain` in the order of `schedule`.
 
-    A compute process runs one statement (`statement`) on the instances given by `instance`; a load
-    (store) process moves the elements of `array` from (to) off-chip memory; its domain points are
-    the elements themselves."""
+    A compute process runs its `members` (statements) on the instances they give; a load (store)
+    process moves the elements of `array` from (to) off-chip memory; its domain points are the
+    elements themselves."""
 
     name: str
     kind: ProcessKind
     domain: isl.Set
     schedule: isl.Map  # domain -> global time
     loc: SourceLoc
-    statement: Optional[str] = None
+    members: tuple[Member, ...] = ()
     array: Optional[str] = None
-    instance: Optional[isl.Map] = None  # domain -> statement instance (compute processes)
     band_dims: int = 0  # load/store: leading domain dimensions naming the tile band (then the element)
 
     def __post_init__(self) -> None:
-        for f in ("domain", "schedule", "instance"):
-            if getattr(self, f) is not None:
-                object.__setattr__(self, f, iu.reread(getattr(self, f)))
+        for f in ("domain", "schedule"):
+            object.__setattr__(self, f, iu.reread(getattr(self, f)))
+
+    @property
+    def statements(self) -> tuple[str, ...]:
+        return tuple(m.statement for m in self.members)
+
+    @property
+    def merged(self) -> bool:
+        return len(self.members) > 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -202,4 +226,4 @@ def renamed(m, old_new: dict[str, str]):
     return m
 
 
-__all__ = ["Channel", "ChannelKind", "Process", "ProcessKind", "ProcessNetwork", "Stage", "renamed", "replace"]
+__all__ = ["Channel", "ChannelKind", "Member", "Process", "ProcessKind", "ProcessNetwork", "Stage", "renamed", "replace"]

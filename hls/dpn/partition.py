@@ -23,7 +23,7 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
-from .network import Channel, Process, ProcessKind, ProcessNetwork, renamed
+from .network import Channel, Member, Process, ProcessKind, ProcessNetwork, renamed
 from .tiling import Tiling, no_tiling, parallel_parts
 
 LOAD_SLOT, COMPUTE_SLOT, STORE_SLOT = 0, 1, 2
@@ -149,8 +149,8 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
         for pname, dom in parts[st.name]:
             net.add_process(Process(pname, ProcessKind.COMPUTE, dom,
                                     _extend(sched[st.name], COMPUTE_SLOT, 0).intersect_domain(dom), st.loc,
-                                    statement=st.name, instance=isl.Map.identity(
-                                        isl.Space.map_from_set(dom.get_space())).intersect_domain(dom)))
+                                    members=(Member(st.name, isl.Map.identity(
+                                        isl.Space.map_from_set(dom.get_space())).intersect_domain(dom)),)))
     # Store processes: per band, the last write of each element that is needed later.
     writers: dict[str, isl.UnionMap] = {}
     for array, ms in mem_writes.items():

@@ -11,9 +11,9 @@ import islpy as isl
 from ..diagnostics import SourceLoc
 from ..poly.program import PolyProgram
 from ..poly.types import BY_NAME
-from .network import Channel, ChannelKind, Process, ProcessKind, ProcessNetwork, Stage
+from .network import Channel, ChannelKind, Member, Process, ProcessKind, ProcessNetwork, Stage
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: compute processes list their member statements
 
 
 def network_to_json(net: ProcessNetwork) -> dict:
@@ -30,8 +30,8 @@ def network_to_json(net: ProcessNetwork) -> dict:
         "processes": [
             {
                 "name": p.name, "kind": p.kind.value, "domain": str(p.domain), "schedule": str(p.schedule),
-                "statement": p.statement, "array": p.array, "loc": str(p.loc),
-                "instance": None if p.instance is None else str(p.instance), "band_dims": p.band_dims,
+                "members": [{"statement": m.statement, "instance": str(m.instance)} for m in p.members],
+                "array": p.array, "loc": str(p.loc), "band_dims": p.band_dims,
             }
             for p in net.processes
         ],
@@ -63,7 +63,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
     for p in data["processes"]:
         net.add_process(Process(
             p["name"], ProcessKind(p["kind"]), isl.Set(p["domain"]), isl.Map(p["schedule"]), _loc(p["loc"]),
-            p["statement"], p["array"], None if p["instance"] is None else isl.Map(p["instance"]),
+            tuple(Member(m["statement"], isl.Map(m["instance"])) for m in p["members"]), p["array"],
             p.get("band_dims", 0),
         ))
     for c in data["channels"]:
@@ -81,7 +81,7 @@ def network_to_dot(net: ProcessNetwork) -> str:
     lines = [f'digraph "{net.program.name}" {{', "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
     for p in net.processes:
         shape = {"compute": "box", "load": "invhouse", "store": "house"}[p.kind.value]
-        label = p.name if p.statement is None else f"{p.name}\\n{net.program.statement(p.statement).text}"
+        label = "\\n".join([p.name] + [net.program.statement(s).text for s in p.statements])
         label = label.replace('"', '\\"')
         lines.append(f'  "{p.name}" [shape={shape}, label="{label}"];')
     for c in net.channels:

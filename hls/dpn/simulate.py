@@ -15,8 +15,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
+import islpy as isl
 import numpy as np
 
+from ..poly import isl_utils as iu
 from ..poly.evaluate import EvaluationError, compile_expr, scalar_values
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork, Stage
 from .tables import NetworkTables, Point
@@ -115,13 +117,23 @@ class Simulator:
         self.procs = {p.name: _Proc(p.name, self.tables.process(p.name).iterations) for p in net.processes}
         self.inputs = {p.name: [self.chans[c.name] for c in net.inputs(p.name)] for p in net.processes}
         self.outputs = {p.name: [self.chans[c.name] for c in net.outputs(p.name)] for p in net.processes}
-        self.exprs = {}
+        # compute process -> per member: (expression, its read ports); merged processes also map each
+        # iteration to (member, statement instance)
+        self.members: dict[str, list[tuple[object, list[tuple[str, list[_ChannelState]]]]]] = {}
+        self.which: dict[str, dict[Point, tuple[int, Point]]] = {}
         self.ports: dict[str, list[tuple[str, list[_ChannelState]]]] = {}
         for p in net.processes:
             if p.kind == ProcessKind.COMPUTE:
-                st = self.program.statement(p.statement)
-                self.exprs[p.name] = compile_expr(st.expr, {r.id: k for k, r in enumerate(st.reads)}, scalars, params)
-                self.ports[p.name] = [(r.id, [s for s in self.inputs[p.name] if s.c.sink_port == r.id]) for r in st.reads]
+                self.members[p.name] = []
+                for k, m in enumerate(p.members):
+                    st = self.program.statement(m.statement)
+                    f = compile_expr(st.expr, {r.id: j for j, r in enumerate(st.reads)}, scalars, params)
+                    ports = [(r.id, [s for s in self.inputs[p.name] if s.c.sink_port == r.id]) for r in st.reads]
+                    self.members[p.name].append((f, ports))
+                    if p.merged:
+                        n = m.instance.dim(isl.dim_type.in_)
+                        for r in iu.map_pairs(m.instance).tolist():
+                            self.which.setdefault(p.name, {})[tuple(r[:n])] = (k, tuple(r[n:]))
             elif p.kind == ProcessKind.STORE:
                 self.ports[p.name] = [("mem", [s for s in self.inputs[p.name] if s.c.sink_port == "mem"]),
                                       ("order", [s for s in self.inputs[p.name] if s.c.sink_port == "order"])]
@@ -196,8 +208,10 @@ class Simulator:
                 pr.pending = int(v) if self.is_int[proc.array] else v
                 self.loaded += 1
             else:
+                member, point = self.which[name][it] if name in self.which else (0, it)
+                ports = self.members[name][member][1] if proc.kind == ProcessKind.COMPUTE else self.ports[name]
                 picks = []
-                for port, states in self.ports[name]:
+                for port, states in ports:
                     s, x = self._port_source(states, it, optional=(port == "order"))
                     if s is None:
                         continue
@@ -212,7 +226,7 @@ class Simulator:
                     pr.phase = "write"  # then the order tokens, if any
                     return None
                 try:
-                    pr.pending = self.exprs[name](self.tables.process(name).iterations[pr.pos], vals)
+                    pr.pending = self.members[name][member][0](point, vals)
                 except EvaluationError as e:
                     raise EvaluationError(f"{name} at {list(it)}: {e}") from None
             pr.phase = "write"

@@ -127,9 +127,11 @@ class Datapath:
 
 
 def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affine: Callable[[E.AffineValue], str],
-          loc: SourceLoc, library: Mapping[str, OperatorSpec]) -> tuple[Datapath, str]:
-    """Lines computing `e`; `reads` maps read access ids to port signals (stage 0), `scalars` args to inputs."""
-    dp = Datapath()
+          loc: SourceLoc, library: Mapping[str, OperatorSpec], dp: Datapath | None = None) -> tuple[Datapath, str]:
+    """Lines computing `e`; `reads` maps read access ids to port signals (stage 0), `scalars` args to inputs.
+    Passing the `dp` of an earlier call adds `e` to it: a process running several statements has one
+    pipeline, so every statement's result is taken at the same (deepest) stage."""
+    dp = dp if dp is not None else Datapath()
     for sig in list(reads.values()) + list(scalars.values()):
         dp.stage[sig] = 0
 

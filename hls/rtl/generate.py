@@ -172,26 +172,29 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         ctl = control(proc, values)
         ctx = {"name": module, "ctl": ctl, "loc": str(proc.loc)}
         if proc.kind == ProcessKind.COMPUTE:
-            st = program.statement(proc.statement)
-            ports, in_decls, in_conns = _in_ports(net, proc, values, [(r.id, r.text, False) for r in st.reads])
+            sts = [program.statement(m.statement) for m in proc.members]
+            groups = [(r.id, r.text, proc.merged) for st in sts for r in st.reads]
+            ports, in_decls, in_conns = _in_ports(net, proc, values, groups)
             outs, out_decls, out_conns = _out_ports(net, proc, values)
-            used = {e.name for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
-            sc = [s for s in scalars if s["name"] in used]
-            names = dim_names(proc.domain.dim(isl.dim_type.set))
-
-            def affine(e: AffineValue, names=names) -> str:
-                return pw_aff_expr(drop_params(e.expr, values), names)
-
-            reads = {r.id: f"pv_p{k}" for k, r in enumerate(st.reads)}
-            dp, result = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, operator_library())
+            dp, results = member_datapaths(net, proc, scalar_ports)
             operators.update(dp.modules)
-            t: ScalarType = program.arrays[st.write.array].type
+            used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
+            sc = [s for s in scalars if s["name"] in used]
+            values_out = []
+            for k, (st, res) in enumerate(zip(sts, results)):
+                t: ScalarType = program.arrays[st.write.array].type
+                values_out.append({"reg": "out_value" if k == 0 else f"out_value_{k}", "width": t.bits,
+                                   "signed": t.signed, "expr": dp.at(res, dp.depth), "statement": st.name})
+            by_statement = {v["statement"]: v for v in values_out}
+            for o, c in zip(outs, net.outputs(proc.name)):  # source port `S<k>.w`: statement S<k>'s result
+                v = by_statement[c.source_port.split(".")[0]]
+                o.update(value=v["reg"], vwidth=v["width"])
             decls = [f"input {'signed ' if s['signed'] else ''}[{s['width'] - 1}:0] {s['port']}" for s in sc]
             fields, unpack = _route(outs)
-            ctx.update(text=st.text.replace("\n", " "), port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
-                       datapath=dp.lines, regs=dp.regs, stages=dp.depth, result=dp.at(result, dp.depth),
-                       width=t.bits, signed=t.signed, ctl_fields=fields, ctl_width=max(1, _route_width(outs)),
-                       unpack=unpack)
+            ctx.update(text=" ; ".join(st.text.replace("\n", " ") for st in sts),
+                       port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
+                       datapath=dp.lines, regs=dp.regs, stages=dp.depth, values=values_out, width=values_out[0]["width"],
+                       ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack)
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
         else:
@@ -309,6 +312,34 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
     return [", ".join(reversed(g)) for g in reversed(groups)], layout
 
 
+def member_datapaths(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]) -> tuple[datapath.Datapath,
+                                                                                                 list[str]]:
+    """One pipeline computing every member statement of a compute process, and each one's result signal.
+
+    A member's affine values (loop counters used as data) are functions of the statement instance;
+    in a merged process they are pulled back to the process iteration through the member's instance map."""
+    values = net.program.param_values()
+    names = dim_names(proc.domain.dim(isl.dim_type.set))
+    dp, results, port = None, [], 0
+    for m in proc.members:
+        st = net.program.statement(m.statement)
+
+        def affine(e: AffineValue, inst=m.instance) -> str:
+            pa = e.expr
+            if proc.merged:  # the value's own space may be anonymous: name the instance tuple like it
+                tup = pa.get_domain_space().get_tuple_name(isl.dim_type.set)
+                inst = inst.set_tuple_name(isl.dim_type.out, tup) if tup else inst.reset_tuple_id(isl.dim_type.out)
+                pa = pa.pullback_pw_multi_aff(isl.PwMultiAff.from_map(inst))
+            return pw_aff_expr(drop_params(pa, values), names)
+
+        reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
+        port += len(st.reads)
+        dp, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, operator_library(), dp)
+        results.append(res)
+    assert dp is not None
+    return dp, results
+
+
 def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
     """Cycles from starting an iteration to its results entering their channels, per process: the
     input register, the datapath stages and the output register; a load adds the memory latency."""
@@ -316,15 +347,8 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
     out = {}
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
-            st = net.program.statement(proc.statement)
-            names = dim_names(proc.domain.dim(isl.dim_type.set))
-
-            def affine(e: AffineValue, names=names) -> str:
-                return pw_aff_expr(drop_params(e.expr, values), names)
-
-            reads = {r.id: f"pv_p{k}" for k, r in enumerate(st.reads)}
             scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
-            dp, _ = datapath.build(st.expr, reads, scalars, affine, st.loc, operator_library())
+            dp, _ = member_datapaths(net, proc, scalars)
             out[proc.name] = dp.depth + 2
         elif proc.kind == ProcessKind.LOAD:
             out[proc.name] = memory_latency + 2
@@ -347,7 +371,6 @@ def operator_library() -> dict:
 def _check_float(net: ProcessNetwork) -> None:
     """Fail early, at the statement, when an operator the datapath needs is not in the library."""
     lib = operator_library()
-    for p in net.iter_compute():
-        st = net.program.statement(p.statement)
+    for st in net.program.statements:
         if any(e.type.is_float for e in walk(st.expr)) and not lib:
             raise CompileError(st.loc, "floating-point arithmetic has no RTL implementation yet (use `sim --dpn-only`)")

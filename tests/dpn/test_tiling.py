@@ -101,16 +101,16 @@ def test_latency_point_order_covers_reductions():
 
 def test_parallel_parts_split_compute_processes():
     path = ROOT / "examples" / "gemm.c"
-    one = run(Options(str(path), params=example_params(path), tile="auto"))
-    four = run(Options(str(path), params=example_params(path), tile="auto", parallel=4))
+    one = run(Options(str(path), params=example_params(path), tile="auto", merge="none"))
+    four = run(Options(str(path), params=example_params(path), tile="auto", parallel=4, merge="none"))
     assert sum(1 for p in one.network.processes if p.kind == ProcessKind.COMPUTE) == len(one.program.statements)
     # the heaviest statement (the k-reduction) gets the 4 processes; `C *= beta` (5% of the work) keeps one
-    count = {st.name: sum(1 for p in four.network.processes if p.statement == st.name) for st in four.program.statements}
+    count = {st.name: sum(1 for p in four.network.processes if p.statements == (st.name,)) for st in four.program.statements}
     by_weight = sorted(four.program.statements, key=lambda st: iu.card(st.domain))
     assert count[by_weight[-1].name] == 4 and count[by_weight[0].name] == 1
     # every statement instance runs in exactly one part
     for st in four.program.statements:
-        parts = [p for p in four.network.processes if p.statement == st.name]
+        parts = [p for p in four.network.processes if p.statements == (st.name,)]
         assert sum(iu.card(p.domain) for p in parts) == iu.card(st.domain)
     assert four.timing["estimated_cycles"] < 0.6 * one.timing["estimated_cycles"]
     _check(four, seeds=(1,))
@@ -157,6 +157,6 @@ def test_untiled_traffic_equals_compulsory():
 def test_example_parallel_matches_gcc(path, parallel):
     res = run(Options(str(path), params=example_params(path), tile="auto", parallel=parallel))
     _check(res, seeds=(parallel,))
-    for st in res.program.statements:  # the parts of a statement cover its instances exactly once
-        parts = [p for p in res.network.processes if p.statement == st.name]
-        assert sum(iu.card(p.domain) for p in parts) == iu.card(st.domain)
+    for st in res.program.statements:  # the parts of a statement (merged or not) cover its instances exactly once
+        runs = [m for p in res.network.iter_compute() for m in p.members if m.statement == st.name]
+        assert sum(iu.card(m.domain) for m in runs) == iu.card(st.domain)

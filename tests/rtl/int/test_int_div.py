@@ -274,7 +274,7 @@ def test_cycle_model_uses_the_divider_latency() -> None:
     lat = process_latencies(res.network)
     checked = 0
     for proc in res.network.iter_compute():
-        ops = [(e.op, e.type) for e in E.walk(res.network.program.statement(proc.statement).expr)
+        ops = [(e.op, e.type) for e in E.walk(res.network.program.statement(proc.statements[0]).expr)
                if isinstance(e, E.Binary) and e.op in ("/", "%")]
         if any(t.bits == 64 for _, t in ops):
             assert lat[proc.name] >= divide_latency(64) + 2, (proc.name, lat[proc.name])

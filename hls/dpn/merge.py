@@ -1,0 +1,129 @@
+"""Process merging: light compute processes share one process, so the processes are balanced.
+
+The partition gives every statement (every parallel part of one) its own process.  A band's pace is
+set by its heaviest process; a light statement beside it (gemm's `C *= beta` beside the k-reduction,
+an initialization, a final scaling) idles most of the time in a process of its own.  Merging it into
+another process costs almost no cycles and saves the hardware of a process (control, pipeline,
+output stage).  This is also what the roofline asks for: it divides all statement instances by the
+number of compute processes, so idle processes show up as a gap to the roofline.
+
+A merged process iterates over the *time stamps* of its members' instances: its domain is the union
+of their images under the global schedule (dimensions constant over all of them dropped), its schedule
+the embedding back into global time.  It runs the members in their global order, one iteration per
+cycle, each iteration computing the statement that owns the stamp (`Member.instance`).  Since the global
+order is a sequential execution of the kernel, a merged network still has the schedule the channel
+sizes are computed for, so sizing keeps it deadlock-free; a dependence between two members becomes a
+channel from the process to itself, like a reduction's.
+
+Which processes to merge (`balance_groups`) is a first-fit-decreasing bin packing on iteration counts
+with bins as large as the heaviest process (plus a slack); the pipeline keeps a merge only when the
+cycle model shows it does not cost more than the slack (`hls/pipeline.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import islpy as isl
+
+from ..poly import isl_utils as iu
+from .network import Member, Process, ProcessKind, ProcessNetwork, replace
+
+SLACK = 0.15  # a merged process may run this much longer than the heaviest process of the network
+
+
+def balance_groups(net: ProcessNetwork, *, per_band: bool, slack: float = SLACK) -> list[list[str]]:
+    """Groups of two or more compute processes to merge: first-fit decreasing by iteration count into
+    bins of (1 + slack) x the heaviest process; with `per_band`, only processes of one tile band share
+    a bin (processes of different bands may run at the same time)."""
+    compute = list(net.iter_compute())
+    if len(compute) < 2:
+        return []
+    weight = {p.name: iu.card(p.domain) for p in compute}
+    order = {p.name: k for k, p in enumerate(compute)}
+    cap = max(weight.values()) * (1 + slack)
+    band = {p.name: _band_of(net, p) if per_band else 0 for p in compute}
+    bins: list[tuple[list[int], list[str]]] = []
+    for name in sorted(weight, key=lambda n: (-weight[n], order[n])):
+        for load, names in bins:
+            if band[names[0]] == band[name] and load[0] + weight[name] <= cap:
+                load[0] += weight[name]
+                names.append(name)
+                break
+        else:
+            bins.append(([weight[name]], [name]))
+    return [sorted(names, key=order.__getitem__) for _, names in bins if len(names) > 1]
+
+
+def _band_of(net: ProcessNetwork, p: Process) -> int:
+    bands = net.tiling.bands if net.tiling is not None else ()
+    for k, b in enumerate(bands):
+        if p.statements[0] in b.statements:
+            return k
+    return -1
+
+
+def merged_name(names: Sequence[str]) -> str:
+    """`S0_S1`: part names are `S<k>_<n>` (digits after the underscore), so this cannot collide."""
+    return "_".join(names)
+
+
+def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> ProcessNetwork:
+    """The network with each group of compute processes replaced by one process over their time stamps."""
+    if not groups:
+        return net
+    values = net.program.param_values()
+    new_name: dict[str, str] = {}
+    embed: dict[str, isl.Map] = {}  # old process iteration -> merged process iteration
+    merged: dict[str, Process] = {}
+    for group in groups:
+        procs = [net.process(n) for n in group]
+        assert all(p.kind == ProcessKind.COMPUTE for p in procs) and len(procs) > 1
+        name = merged_name(group)
+        stamps: Optional[isl.Set] = None
+        for p in procs:
+            img = p.schedule.range()
+            stamps = img if stamps is None else stamps.union(img)
+        assert stamps is not None
+        stamps = stamps.coalesce()
+        bound = iu.fix_params(stamps, values)
+        proj = isl.Map.identity(isl.Space.map_from_set(stamps.get_space())).intersect_domain(stamps)
+        for d in reversed(range(stamps.dim(isl.dim_type.set))):
+            lo, hi = iu.constant_value(bound.dim_min(d)), iu.constant_value(bound.dim_max(d))
+            if lo is not None and lo == hi:
+                proj = proj.project_out(isl.dim_type.out, d, 1)
+        proj = proj.set_tuple_name(isl.dim_type.out, name)  # global time -> merged iteration
+        members = []
+        for p in procs:
+            phi = p.schedule.apply_range(proj)
+            embed[p.name] = phi
+            new_name[p.name] = name
+            members += [Member(m.statement, phi.reverse().apply_range(m.instance).coalesce()) for m in p.members]
+        domain = proj.range().coalesce()
+        merged[name] = Process(name, ProcessKind.COMPUTE, domain, proj.reverse().intersect_domain(domain).coalesce(),
+                               procs[0].loc, members=tuple(members))
+    out = ProcessNetwork(net.program, net.time_dims, net.stage)
+    out.tiling = net.tiling
+    out.notes = list(net.notes)
+    for p in net.processes:
+        if p.name not in new_name:
+            out.add_process(p)
+        elif merged[new_name[p.name]].name not in out.graph:
+            out.add_process(merged[new_name[p.name]])
+    for c in net.channels:
+        rel, prod, cons = c.relation, c.producer, c.consumer
+        if prod in embed:
+            rel, prod = embed[prod].reverse().apply_range(rel), new_name[prod]
+        if cons in embed:
+            rel, cons = rel.apply_range(embed[cons]), new_name[cons]
+        out.add_channel(replace(c, producer=prod, consumer=cons, relation=rel.coalesce()))
+    out.verify()
+    return out
+
+
+def describe(groups: Sequence[Sequence[str]]) -> str:
+    return ", ".join("{" + ", ".join(g) + "}" for g in groups)
+
+
+__all__ = ["SLACK", "balance_groups", "describe", "merge_processes", "merged_name"]
+

@@ -1,0 +1,134 @@
+"""Process merging (hls/dpn/merge.py): light statements share a compute process, results stay bit-exact."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hls.dpn.merge import balance_groups, merge_processes
+from hls.dpn.serialize import network_from_json, network_to_json
+from hls.dpn.simulate import simulate
+from hls.pipeline import Options, run
+from hls.poly import isl_utils as iu
+from sim.gcc_ref import GccReference
+from sim.inputs import compare, random_inputs
+from tests.kernels import ROOT, example_params
+
+MERGING = ["gemm", "syrk", "trmm", "2mm", "checksum-u8", "symm", "relu-norm", "jacobi-1d-int"]
+
+
+def _compile(name: str, **kw):
+    path = ROOT / "examples" / f"{name}.c"
+    return run(Options(str(path), params=example_params(path), tile="auto", **kw))
+
+
+def _compute(net) -> list:
+    return list(net.iter_compute())
+
+
+def _check_against_gcc(res, seeds) -> None:
+    for seed in seeds:
+        inputs = random_inputs(res.program, seed)
+        expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+        GccReference(res.kernel).run({**inputs, **expected})
+        for order in ("random", "schedule"):
+            out = simulate(res.network, inputs, seed=seed, order=order, tables=res.tables)
+            assert out.deadlock is None, out.deadlock.format()
+            assert not compare(expected, out.outputs)
+
+
+def test_gemm_merges_the_scaling_into_the_reduction():
+    """`C *= beta` (N^2 instances) joins the k-reduction (N^3): one compute process, at most 15% slower."""
+    merged, alone = _compile("gemm"), _compile("gemm", merge="none")
+    assert [p.statements for p in _compute(alone.network)] == [("S0",), ("S1",)]
+    (proc,) = _compute(merged.network)
+    assert proc.merged and proc.statements == ("S0", "S1")
+    # the members partition the process domain and cover every statement instance once
+    doms = [m.domain for m in proc.members]
+    assert doms[0].intersect(doms[1]).is_empty() and doms[0].union(doms[1]).is_equal(proc.domain)
+    for m in proc.members:
+        assert iu.card(m.domain) == iu.card(merged.program.statement(m.statement).domain)
+        assert m.instance.is_single_valued() and m.instance.reverse().is_single_valued()
+    a, b = merged.timing["estimated_cycles"], alone.timing["estimated_cycles"]
+    assert a <= 1.15 * b
+    assert any("merged compute processes" in n for n in merged.network.notes)
+    # the dependence S0 -> S1 (same C element) is now a channel from the process to itself
+    assert any(c.producer == c.consumer == proc.name and c.role == "local" for c in merged.network.channels)
+
+
+@pytest.mark.parametrize("name", MERGING)
+def test_merged_networks_match_gcc(name):
+    res = _compile(name)
+    _check_against_gcc(res, seeds=(0, 3))
+
+
+def test_merge_none_keeps_one_process_per_statement():
+    res = _compile("syrk", merge="none")
+    assert all(not p.merged for p in _compute(res.network))
+    assert len(_compute(res.network)) == len(res.program.statements)
+
+
+def test_balance_groups_respects_capacity_and_bands():
+    res = _compile("2mm", merge="none")
+    net = res.network
+    weight = {p.name: iu.card(p.domain) for p in _compute(net)}
+    cap = 1.15 * max(weight.values())
+    for per_band in (True, False):
+        groups = balance_groups(net, per_band=per_band)
+        seen = [n for g in groups for n in g]
+        assert len(seen) == len(set(seen))  # a process is in one group at most
+        for g in groups:
+            assert len(g) > 1 and sum(weight[n] for n in g) <= cap
+            if per_band:
+                bands = {next(k for k, b in enumerate(net.tiling.bands) if net.process(n).statements[0] in b.statements)
+                         for n in g}
+                assert len(bands) == 1
+
+
+def test_merging_everything_is_still_exact():
+    """Merging is legal for any grouping (the global order is sequential): one process for all of 2mm."""
+    from hls.dpn.channels import fifoize, size_channels, type_channels
+    from hls.dpn.partition import build_network
+    from hls.dpn.tables import NetworkTables
+
+    res = _compile("2mm", merge="none")
+    part = build_network(res.program, res.network.tiling)
+    net = merge_processes(part, [[p.name for p in _compute(part)]])
+    tables = NetworkTables(net)
+    net = fifoize(type_channels(net, tables), tables)
+    tables = tables.for_network(net)
+    net = size_channels(net, tables)
+    assert len(_compute(net)) == 1 and len(_compute(net)[0].members) == len(res.program.statements)
+    res.network, res.tables = net, tables
+    _check_against_gcc(res, seeds=(1,))
+
+
+def test_merged_dpn_json_round_trips():
+    res = _compile("gemm")
+    data = network_to_json(res.network)
+    back = network_from_json(json.loads(json.dumps(data)), res.program)
+    (p,) = _compute(back)
+    (q,) = _compute(res.network)
+    assert p.statements == q.statements
+    for a, b in zip(p.members, q.members):
+        assert a.instance.is_equal(b.instance)
+    again = network_to_json(back)
+    assert {k: v for k, v in again.items() if k != "tiling"} == {k: v for k, v in data.items() if k != "tiling"}
+
+
+@pytest.mark.parametrize("name", ["gemm", "checksum-u8"])
+def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
+    """A merged process in Verilog: one pipeline, each iteration computing the statement that owns it."""
+    from tests.kernels import cli_args, run_cli
+
+    path = ROOT / "examples" / f"{name}.c"
+    res = _compile(name)
+    assert any(p.merged for p in _compute(res.network))
+    rc, out, err = run_cli(["sim", str(path), *cli_args(path), "--tile", "auto", "--stall", "0.3", "--seed", "5",
+                            "--json"], capsys)
+    assert rc == 0, err
+    rep = json.loads(out)
+    assert rep["ok"] and rep["mismatches"] == 0
+    assert rep["compute_processes"] == len(_compute(res.network)) < len(res.program.statements)
