@@ -221,7 +221,7 @@ def network_figures(res, local_words: int) -> dict:
             stored += n
             ports.setdefault(p.array, [0, 0])[1] += n
         elif p.kind == ProcessKind.COMPUTE:
-            compute.append((n, p.name, p.statement or p.name))
+            compute.append((n, p.name, "+".join(p.statements) or p.name))
     moved = loaded + stored
     roof = traffic["roofline_cycles"]
     busiest = max(ports.items(), key=lambda kv: (sum(kv[1]), kv[0]), default=(None, [0, 0]))
