@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process when the cycle "
-                            "model shows no slowdown beyond 15%% (fewer processes, balanced); none: one per statement")
+                            "model shows no slowdown beyond 20%% (fewer processes, balanced); none: one per statement")
         c.add_argument("--directives", metavar="FILE", help="directives file")
         c.add_argument("--interface", choices=("native", "axi4"), default="native",
                        help="native: the memory ports of docs/rtl-interface.md (default); axi4: also a wrapper "

@@ -125,7 +125,8 @@ def _compute_count(b: _Built) -> int:
 
 
 def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options) -> _Built:
-    """Merge light compute processes (`merge.balance_groups`, per band, then across bands) and keep the
+    """Merge light compute processes (`merge.balance_groups`: per band or across bands, with or without
+    the heavy processes) and keep the
     network with the smallest modelled cycles x compute processes, among those within `merge.SLACK`
     of the unmerged network's cycles: the same throughput from fewer processes."""
     part = built.stages[0][1]
@@ -133,8 +134,8 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
     if base is None:
         return built
     seen: list = []
-    for per_band in (True, False):
-        groups = balance_groups(part, per_band=per_band)
+    for per_band, light_only in ((True, False), (False, False), (False, True), (True, True)):
+        groups = balance_groups(part, per_band=per_band, light_only=light_only)
         if not groups or groups in seen:
             continue
         seen.append(groups)

@@ -29,22 +29,28 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from .network import Member, Process, ProcessKind, ProcessNetwork, replace
 
-SLACK = 0.15  # a merged process may run this much longer than the heaviest process of the network
+SLACK = 0.2  # merged bins may hold this much more than the heaviest process; merges may cost this much
 
 
-def balance_groups(net: ProcessNetwork, *, per_band: bool, slack: float = SLACK) -> list[list[str]]:
+def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = False,
+                   slack: float = SLACK) -> list[list[str]]:
     """Groups of two or more compute processes to merge: first-fit decreasing by iteration count into
-    bins of (1 + slack) x the heaviest process; with `per_band`, only processes of one tile band share
-    a bin (processes of different bands may run at the same time)."""
+    bins of (1 + slack) x the heaviest process.  With `per_band`, only processes of one tile band share
+    a bin (processes of different bands may run at the same time).  With `light_only`, processes of
+    more than half the heaviest one's iterations stay alone: putting a light producer (an
+    initialization) into the process of its heavy consumer makes the consumer wait for the producer's
+    pipeline at every hand-over, while light processes merged among themselves still run ahead."""
     compute = list(net.iter_compute())
     if len(compute) < 2:
         return []
     weight = {p.name: iu.card(p.domain) for p in compute}
     order = {p.name: k for k, p in enumerate(compute)}
-    cap = max(weight.values()) * (1 + slack)
+    heaviest = max(weight.values())
+    cap = heaviest * (1 + slack)
     band = {p.name: _band_of(net, p) if per_band else 0 for p in compute}
     bins: list[tuple[list[int], list[str]]] = []
-    for name in sorted(weight, key=lambda n: (-weight[n], order[n])):
+    items = [n for n in weight if not (light_only and 2 * weight[n] > heaviest)]
+    for name in sorted(items, key=lambda n: (-weight[n], order[n])):
         for load, names in bins:
             if band[names[0]] == band[name] and load[0] + weight[name] <= cap:
                 load[0] += weight[name]
