@@ -120,13 +120,18 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     return _Built(net, typed, tables, timing, stages)
 
 
+# (per band, light processes only, no dependent pair in a process): the bin packings tried, in order
+MERGE_STRATEGIES = ((True, False, False), (False, False, False), (False, True, False), (True, True, False),
+                    (False, True, True))
+
+
 def _compute_count(b: _Built) -> int:
     return sum(1 for _ in b.network.iter_compute())
 
 
 def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options) -> _Built:
     """Merge light compute processes (`merge.balance_groups`: per band or across bands, with or without
-    the heavy processes) and keep the
+    the heavy processes, with or without dependent pairs) and keep the
     network with the smallest modelled cycles x compute processes, among those within `merge.SLACK`
     of the unmerged network's cycles: the same throughput from fewer processes."""
     part = built.stages[0][1]
@@ -134,8 +139,8 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
     if base is None:
         return built
     seen: list = []
-    for per_band, light_only in ((True, False), (False, False), (False, True), (True, True)):
-        groups = balance_groups(part, per_band=per_band, light_only=light_only)
+    for per_band, light_only, independent in MERGE_STRATEGIES:
+        groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent)
         if not groups or groups in seen:
             continue
         seen.append(groups)

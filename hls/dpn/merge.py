@@ -32,14 +32,16 @@ from .network import Member, Process, ProcessKind, ProcessNetwork, replace
 SLACK = 0.2  # merged bins may hold this much more than the heaviest process; merges may cost this much
 
 
-def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = False,
+def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = False, independent: bool = False,
                    slack: float = SLACK) -> list[list[str]]:
     """Groups of two or more compute processes to merge: first-fit decreasing by iteration count into
     bins of (1 + slack) x the heaviest process.  With `per_band`, only processes of one tile band share
     a bin (processes of different bands may run at the same time).  With `light_only`, processes of
     more than half the heaviest one's iterations stay alone: putting a light producer (an
     initialization) into the process of its heavy consumer makes the consumer wait for the producer's
-    pipeline at every hand-over, while light processes merged among themselves still run ahead."""
+    pipeline at every hand-over, while light processes merged among themselves still run ahead.  With
+    `independent`, a bin never holds two processes with a dependence between their statements (a
+    chain of light statements, like a rounding then a saturation, would wait on itself)."""
     compute = list(net.iter_compute())
     if len(compute) < 2:
         return []
@@ -50,15 +52,30 @@ def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = Fa
     band = {p.name: _band_of(net, p) if per_band else 0 for p in compute}
     bins: list[tuple[list[int], list[str]]] = []
     items = [n for n in weight if not (light_only and 2 * weight[n] > heaviest)]
+    linked = _linked(net) if independent else set()
     for name in sorted(items, key=lambda n: (-weight[n], order[n])):
         for load, names in bins:
-            if band[names[0]] == band[name] and load[0] + weight[name] <= cap:
+            if (band[names[0]] == band[name] and load[0] + weight[name] <= cap
+                    and not any((name, n) in linked for n in names)):
                 load[0] += weight[name]
                 names.append(name)
                 break
         else:
             bins.append(([weight[name]], [name]))
     return [sorted(names, key=order.__getitem__) for _, names in bins if len(names) > 1]
+
+
+def _linked(net: ProcessNetwork) -> set[tuple[str, str]]:
+    """Pairs of compute processes (both orders) with a flow dependence between their statements."""
+    flow = net.program.flow
+    pairs = {(d.source, d.sink) for d in flow.dependences} if flow is not None else set()
+    procs = list(net.iter_compute())
+    out = set()
+    for p in procs:
+        for q in procs:
+            if p is not q and any((a, b) in pairs or (b, a) in pairs for a in p.statements for b in q.statements):
+                out.add((p.name, q.name))
+    return out
 
 
 def _band_of(net: ProcessNetwork, p: Process) -> int:

@@ -16,7 +16,7 @@ from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from tests.kernels import ROOT, example_params
 
-MERGING = ["gemm", "syrk", "trmm", "2mm", "checksum-u8", "symm", "relu-norm", "jacobi-1d-int"]
+MERGING = ["gemm", "syrk", "trmm", "2mm", "checksum-u8", "symm", "relu-norm", "fir-int", "bicg", "band-mv"]
 
 
 def _compile(name: str, **kw):
@@ -61,6 +61,7 @@ def test_gemm_merges_the_scaling_into_the_reduction():
 @pytest.mark.parametrize("name", MERGING)
 def test_merged_networks_match_gcc(name):
     res = _compile(name)
+    assert any(p.merged for p in _compute(res.network))
     _check_against_gcc(res, seeds=(0, 3))
 
 
@@ -105,6 +106,21 @@ def test_merging_everything_is_still_exact():
     assert len(_compute(net)) == 1 and len(_compute(net)[0].members) == len(res.program.statements)
     res.network, res.tables = net, tables
     _check_against_gcc(res, seeds=(1,))
+
+
+def test_independent_bins_hold_no_dependent_pair():
+    """fir-int: `acc = 0`, the rounding, the saturation and the shift are light; the rounding feeds the
+    saturation, which feeds the shift, so independent bins keep those apart."""
+    res = _compile("fir-int", merge="none")
+    net = res.network
+    deps = {(d.source, d.sink) for d in res.program.flow.dependences}
+    groups = balance_groups(net, per_band=False, light_only=True, independent=True)
+    assert groups
+    for g in groups:
+        sts = [s for n in g for s in net.process(n).statements]
+        assert not any((a, b) in deps for a in sts for b in sts if a != b)
+    chained = balance_groups(net, per_band=False, light_only=True)
+    assert any(len(g) > max(len(h) for h in groups) for g in chained)
 
 
 def test_merged_dpn_json_round_trips():
