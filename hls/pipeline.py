@@ -25,11 +25,12 @@ from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
 from .frontend.callsite import call_site_params
+from .frontend.privatize import privatize
 from .frontend.params import restrict_params
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
 
-PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "tile", "partition", "merge", "type-channels",
+PASSES = ("parse", "extract", "bounds", "bind", "dataflow", "privatize", "tile", "partition", "merge", "type-channels",
           "size-channels", "deepen")
 
 
@@ -122,7 +123,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
 
 # (per band, light processes only, no dependent pair in a process): the bin packings tried, in order
 MERGE_STRATEGIES = ((True, False, False), (False, False, False), (False, True, False), (True, True, False),
-                    (False, True, True))
+                    (False, False, True), (False, True, True))
 
 
 def _compute_count(b: _Built) -> int:
@@ -206,6 +207,8 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     after("dataflow", program)
     if until == "dataflow" or symbolic:
         return Compiled(kernel, program, None, None, time.perf_counter() - t0)
+    program = privatize(program)
+    after("privatize", program)
     if tile_sizes is None:
         bases = [no_tiling(program)]
     elif not tile_sizes:
