@@ -41,7 +41,8 @@ def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = Fa
     initialization) into the process of its heavy consumer makes the consumer wait for the producer's
     pipeline at every hand-over, while light processes merged among themselves still run ahead.  With
     `independent`, a bin never holds two processes with a dependence between their statements (a
-    chain of light statements, like a rounding then a saturation, would wait on itself)."""
+    chain of light statements, like a rounding then a saturation, would wait on itself).  Parallel
+    parts of one statement (`--parallel`) never share a bin: that would undo the parallelism asked for."""
     compute = list(net.iter_compute())
     if len(compute) < 2:
         return []
@@ -53,10 +54,11 @@ def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = Fa
     bins: list[tuple[list[int], list[str]]] = []
     items = [n for n in weight if not (light_only and 2 * weight[n] > heaviest)]
     linked = _linked(net) if independent else set()
+    stmts = {p.name: set(p.statements) for p in compute}  # parallel parts of a statement stay parallel
     for name in sorted(items, key=lambda n: (-weight[n], order[n])):
         for load, names in bins:
             if (band[names[0]] == band[name] and load[0] + weight[name] <= cap
-                    and not any((name, n) in linked for n in names)):
+                    and not any((name, n) in linked or stmts[n] & stmts[name] for n in names)):
                 load[0] += weight[name]
                 names.append(name)
                 break
@@ -116,12 +118,15 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             if lo is not None and lo == hi:
                 proj = proj.project_out(isl.dim_type.out, d, 1)
         proj = proj.set_tuple_name(isl.dim_type.out, name)  # global time -> merged iteration
-        members = []
+        instances: dict[str, isl.Map] = {}  # per statement: parallel parts of one statement become one member
         for p in procs:
             phi = p.schedule.apply_range(proj)
             embed[p.name] = phi
             new_name[p.name] = name
-            members += [Member(m.statement, phi.reverse().apply_range(m.instance).coalesce()) for m in p.members]
+            for m in p.members:
+                inst = phi.reverse().apply_range(m.instance)
+                instances[m.statement] = inst if m.statement not in instances else instances[m.statement].union(inst)
+        members = [Member(st, inst.coalesce()) for st, inst in instances.items()]
         domain = proj.range().coalesce()
         merged[name] = Process(name, ProcessKind.COMPUTE, domain, proj.reverse().intersect_domain(domain).coalesce(),
                                procs[0].loc, members=tuple(members))

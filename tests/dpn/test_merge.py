@@ -150,3 +150,21 @@ def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
     rep = json.loads(out)
     assert rep["ok"] and rep["mismatches"] == 0
     assert rep["compute_processes"] == len(_compute(res.network)) < len(res.program.statements)
+
+
+@pytest.mark.parametrize("name", ["syrk", "tri-sum"])
+def test_parallel_parts_stay_parallel(name, capsys):
+    """`--parallel 4` parts of one statement never share a process (regression: a merged process held
+    two parts of syrk's reduction, undoing the parallelism and declaring its read ports twice)."""
+    from tests.kernels import cli_args, run_cli
+
+    res = _compile(name, parallel=4)
+    for p in _compute(res.network):
+        assert len(set(p.statements)) == len(p.statements)
+    heaviest = max(res.program.statements, key=lambda st: iu.card(st.domain)).name
+    assert sum(1 for p in _compute(res.network) if heaviest in p.statements) == 4  # in 4 processes still
+    _check_against_gcc(res, seeds=(4,))
+    path = ROOT / "examples" / f"{name}.c"
+    rc, out, err = run_cli(["sim", str(path), *cli_args(path), "--tile", "auto", "--parallel", "4", "--json"], capsys)
+    assert rc == 0, err
+    assert json.loads(out)["ok"]
