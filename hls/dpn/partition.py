@@ -7,6 +7,8 @@ value of each element per band (LASTWRITE), and `LOAD_<A>` reads it back for the
 per band and element, just before its first read there (FIRSTREAD, communication coalescing of
 Theorems 4.1/4.2).  Values from before the kernel are loaded the same way.  Untiled, there is a single
 band: every element is loaded once before its first read and stored once after its last write.
+Locals (arrays and scalars declared in the kernel) have no off-chip copy: their dependences are on-chip
+channels even between bands.
 
 Memory order is explicit: token channels make a load wait for the store it must see (read after
 write through memory) and a store wait for the last load that must not see it (write after read).
@@ -118,6 +120,8 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
             from_memory = [flow.live_in[r.id].domain()] if r.id in flow.live_in else []
             for d in flow.into(r.id):
                 same, cross = split(d.relation, d.source, st.name)
+                if not program.arrays[r.array].is_arg:  # a local has no off-chip copy: its values stay on chip
+                    same, cross = d.relation, d.relation.subtract(d.relation)
                 if not same.is_empty():
                     local.append((d.source, same.coalesce(), r.id))
                 if not cross.is_empty():
