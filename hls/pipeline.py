@@ -150,8 +150,9 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
             continue
         if cand.cycles * _compute_count(cand) < best.cycles * _compute_count(best):
             cand.network.notes.append(
-                f"merged compute processes {describe(groups)}: {_compute_count(cand)} compute processes instead of "
-                f"{_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})")
+                f"merged compute processes {describe(groups)}: {_compute_count(cand)} compute "
+                f"process{'es' if _compute_count(cand) != 1 else ''} instead of {_compute_count(built)}, "
+                f"{cand.cycles} modelled cycles (unmerged {base})")
             best = cand
     best.network.tiling = built.network.tiling
     return best
