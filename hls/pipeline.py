@@ -148,11 +148,11 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
         cand = _network(program, tiling, opts, groups)
         if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
             continue
-        if cand.cycles * _compute_count(cand) < best.cycles * _compute_count(best):
+        n = _compute_count(cand)
+        if cand.cycles * n < best.cycles * _compute_count(best):
             cand.network.notes.append(
-                f"merged compute processes {describe(groups)}: {_compute_count(cand)} compute "
-                f"process{'es' if _compute_count(cand) != 1 else ''} instead of {_compute_count(built)}, "
-                f"{cand.cycles} modelled cycles (unmerged {base})")
+                f"merged compute processes {describe(groups)}: {n} compute process{'es' if n != 1 else ''} "
+                f"instead of {_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})")
             best = cand
     best.network.tiling = built.network.tiling
     return best

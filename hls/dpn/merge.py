@@ -111,11 +111,9 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             stamps = img if stamps is None else stamps.union(img)
         assert stamps is not None
         stamps = stamps.coalesce()
-        bound = iu.fix_params(stamps, values)
         proj = isl.Map.identity(isl.Space.map_from_set(stamps.get_space())).intersect_domain(stamps)
         for d in reversed(range(stamps.dim(isl.dim_type.set))):
-            lo, hi = iu.constant_value(bound.dim_min(d)), iu.constant_value(bound.dim_max(d))
-            if lo is not None and lo == hi:
+            if iu.constant_dim(stamps, d, values) is not None:
                 proj = proj.project_out(isl.dim_type.out, d, 1)
         proj = proj.set_tuple_name(isl.dim_type.out, name)  # global time -> merged iteration
         instances: dict[str, isl.Map] = {}  # per statement: parallel parts of one statement become one member

@@ -28,10 +28,9 @@ def privatize(program: PolyProgram) -> PolyProgram:
     and its dataflow recomputed; unchanged when no local can be expanded."""
     assert program.flow is not None and program.is_bound
     expand: dict[str, int] = {}
-    for name, arr in program.arrays.items():
-        if arr.is_arg:
-            continue
-        users = [s for s in program.statements if any(a.array == name for a in s.accesses)]
+    users_of = {name: [s for s in program.statements if any(a.array == name for a in s.accesses)]
+                for name, arr in program.arrays.items() if not arr.is_arg}
+    for name, users in users_of.items():
         if not users:
             continue
         deps = [d.relation for d in program.flow.dependences if program.access(d.sink_access).array == name]
@@ -46,7 +45,7 @@ def privatize(program: PolyProgram) -> PolyProgram:
     notes = []
     lows_of: dict[str, list[int]] = {}
     for name, k in expand.items():
-        users = [s for s in program.statements if any(a.array == name for a in s.accesses)]
+        users = users_of[name]
         lows, sizes = _loop_ranges(users, k, program.param_values())
         lows_of[name] = lows
         arr = arrays[name]
@@ -78,19 +77,13 @@ def _common_loops(program: PolyProgram, users: list[Statement]) -> int:
     for level in range(depth):
         consts = set()
         for s, m in zip(users, scheds):
-            c = _constant_dim(m, 2 * level, values)
+            c = iu.constant_dim(m.range(), 2 * level, values)
             if c is None or not _is_counter(m, 2 * level + 1, level, s.domain):
                 return level
             consts.add(c)
         if len(consts) != 1:
             return level
     return depth
-
-
-def _constant_dim(m: isl.Map, d: int, values: dict[str, int]) -> int | None:
-    rng = iu.fix_params(m.range(), values)
-    lo, hi = iu.constant_value(rng.dim_min(d)), iu.constant_value(rng.dim_max(d))
-    return lo if lo is not None and lo == hi else None
 
 
 def _is_counter(m: isl.Map, out_dim: int, in_dim: int, domain: isl.Set) -> bool:

@@ -60,6 +60,13 @@ def universe(space: isl.Space) -> isl.Set:
     return isl.Set.universe(space)
 
 
+def constant_dim(s: isl.Set, d: int, values: Mapping[str, int]) -> int | None:
+    """The value of dimension `d` when it is the same at every point of `s` (parameters fixed), else None."""
+    s = fix_params(s, values)
+    lo, hi = constant_value(s.dim_min(d)), constant_value(s.dim_max(d))
+    return lo if lo is not None and lo == hi else None
+
+
 def fix_params(obj, values: Mapping[str, int]):
     """Intersect the parameter domain of an isl set/map/union with the given parameter values."""
     if not values:

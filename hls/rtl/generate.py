@@ -343,11 +343,10 @@ def member_datapaths(net: ProcessNetwork, proc: Process, scalar_ports: dict[str,
 def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
     """Cycles from starting an iteration to its results entering their channels, per process: the
     input register, the datapath stages and the output register; a load adds the memory latency."""
-    values = net.program.param_values()
+    scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
     out = {}
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
-            scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
             dp, _ = member_datapaths(net, proc, scalars)
             out[proc.name] = dp.depth + 2
         elif proc.kind == ProcessKind.LOAD:
