@@ -16,17 +16,18 @@ from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_chan
 from .dpn.network import ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
-from .dpn.partition import build_network
+from .dpn.partition import build_network, slab_groups
 from .dpn.timing import deepen
 from .rtl.generate import process_latencies
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          tile_program)
+                          tile_program, with_fission)
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
 from .frontend.callsite import call_site_params
 from .frontend.privatize import privatize
 from .frontend.params import restrict_params
+from .poly import isl_utils as iu
 from .poly.dump import program_to_text
 from .poly.program import PolyProgram
 
@@ -98,10 +99,12 @@ class _Built:
         return self.timing["estimated_cycles"]
 
 
-def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = ()) -> _Built:
+def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
+             parallel: Optional[int] = None, uniform: bool = False) -> _Built:
     """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one."""
     stages = []
-    net = build_network(program, tiling, opts.parallel)
+    net = build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
+                        onchip_words=opts.local_words // 4)
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
@@ -158,14 +161,74 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
     return best
 
 
+MAX_SLABS = 4  # at --parallel 1, slab networks of up to this many processes per band are tried
+
+
+def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: Optional[int],
+             opts: Options) -> _Built:
+    """Cut each tiled band into k slabs and run each slab's whole band in one process
+    (`partition.slab_groups`): the processes share the band's work evenly, heavy statement and light
+    ones alike, where merging whole statements cannot (fir-int: a k-reduction holds two thirds of the
+    instances beside four per-sample statements).  At `--parallel 1`, k goes up to the number of
+    compute processes already there (no more hardware), and a slab network is kept when it has the
+    fewest modelled cycles x compute processes within `merge.SLACK` of the unmerged cycles, as for
+    merging.  At `--parallel P`, k = P and the slab network is kept when it is faster."""
+    if built.cycles is None or base_cycles is None:
+        return built
+    n0 = _compute_count(built)
+    work = sum(iu.card(st.domain) for st in program.statements)
+    if opts.parallel == 1:  # k slabs need at least work / k cycles: skip the k that cannot be kept
+        ks = [k for k in range(1, min(MAX_SLABS, n0) + 1) if work / k <= base_cycles * (1 + MERGE_SLACK)]
+        if built.cycles * n0 <= 1.05 * work:  # already balanced: slabs cannot do better per process
+            ks = []
+    else:
+        ks = [opts.parallel]
+    best = built
+    fissioned = with_fission(program, tiling)
+    for k, t in [(k, t) for k in ks for t in (fissioned, tiling) if t is not None]:
+        groups = slab_groups(program, t, k)
+        if not groups:
+            continue
+        cand = _network(program, t, opts, groups, parallel=k, uniform=True)
+        if cand.cycles is None:
+            continue
+        n = _compute_count(cand)
+        if opts.parallel == 1:
+            better = cand.cycles <= base_cycles * (1 + MERGE_SLACK) and cand.cycles * n < best.cycles * _compute_count(best)
+        else:
+            better = cand.cycles < best.cycles
+        if better:
+            cand.network.notes.append(
+                f"each tile band cut into {k} slab{'s' if k > 1 else ''}, one compute process per slab running "
+                f"all of the band's statements: {n} compute process{'es' if n != 1 else ''}, {cand.cycles} "
+                f"modelled cycles (per-statement processes: {n0}, {built.cycles})")
+            best = cand
+    if best is built:
+        best.network.tiling = built.network.tiling
+    return best
+
+
 def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
     """`--tile auto`: the scheduler's own groups, and, when it differs, one band per component with the
     read reuse as proximity (`tiling.schedule_bands`); the cycle model picks between them."""
     plain = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
+    if not _fusion_may_help(program, plain):
+        return [plain]
     fused = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fuse=True)
     if not fused.is_tiled or fused.describe() == plain.describe():
         return [plain]
     return [plain, fused]
+
+
+def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
+    """Whether two statements that share an array sit in different bands of `plain`: only then can the
+    fused schedule (isl's whole-component scheduling, seconds on stencils) group them differently."""
+    band = {st: k for k, b in enumerate(plain.bands) for st in b.statements}
+    users: dict[str, set[int]] = {}
+    for st in program.statements:
+        for a in st.accesses:
+            users.setdefault(a.array, set()).add(band.get(st.name, -1))
+    return any(len(ks) > 1 for ks in users.values())
 
 
 def _variant_name(t: Tiling, n_bases: int) -> str:
@@ -228,7 +291,10 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
                                         f"modelled cycles ({tried})")
         chosen.network.tiling = tiling
     if tiling.is_tiled and opts.merge == "auto":
+        base_cycles = chosen.cycles
         chosen = _balanced(program, tiling, chosen, opts)
+        chosen = _slabbed(program, tiling, chosen, base_cycles, opts)
+        tiling = chosen.network.tiling
     after("tile", tiling)
     for name, ir in chosen.stages:
         after(name, ir)

@@ -100,7 +100,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     from .dpn import monoparametric as mp
     from .dpn.channels import fifoize, size_channels, type_channels
     from .dpn.partition import build_network
-    from .dpn.tiling import tile_program
+    from .dpn.tiling import tile_program, with_fission
     from .frontend import analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
 
     t = net.tiling
@@ -135,7 +135,8 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     sizes_now = {**macros, **params}
     family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
     include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
-    parallel = int(getattr(options, "parallel", 1) or 1)
+    parallel, uniform = getattr(net, "partition", (int(getattr(options, "parallel", 1) or 1), False))
+    fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
     fuse = {"fuse": True} if getattr(t, "fused", False) else {}
     t_start = time.perf_counter()
@@ -163,7 +164,9 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
                                f"kernel, e.g. macros of a header, are not supported): {e}") from None
         if not tiling.is_tiled:
             raise _Unavailable(f"at b = {b} the family is not tiled: {tiling.reason}")
-        n = build_network(prog, tiling, parallel)
+        if fission:
+            tiling = with_fission(prog, tiling) or tiling
+        n = build_network(prog, tiling, parallel, uniform)
         tables = NetworkTables(n)
         n = fifoize(type_channels(n, tables), tables)
         tables = tables.for_network(n)

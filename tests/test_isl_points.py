@@ -52,3 +52,22 @@ def test_points_of_a_relation_are_sorted_pairs():
     pairs = iu.map_pairs(m)
     assert pairs.tolist() == sorted(pairs.tolist()) and len(pairs) == 6
     assert all(b == c and d == a + 1 for a, b, c, d in pairs.tolist())
+
+
+def test_points_of_a_tiled_relation_with_a_huge_bounding_box():
+    """A channel-like relation between tiled time stamps: 10 dimensions with floor divisions, a
+    bounding box of ~2 x 10^8 points around 2,280 pairs.  Enumerated dimension by dimension (bounds from
+    the outer ones), it must still equal isl's own visitor."""
+    m = isl.Map("{ S[i, j, k] -> [floor(i / 4), floor(j / 5), i, j, k] : 0 <= i < 12 and 0 <= j < 10 and 0 <= k < 20 }")
+    dep = isl.Map("{ S[i, j, k] -> S[i, j, k + 1] }")
+    rel = m.reverse().apply_range(dep).apply_range(m)  # time stamp -> time stamp of the next k
+    s = rel.wrap()
+    n = s.dim(isl.dim_type.set)
+    box = 1
+    for d in range(n):
+        box *= iu.constant_value(s.dim_max(d)) - iu.constant_value(s.dim_min(d)) + 1
+    assert box > 10 ** 8  # the old box enumeration gave up at 3 x 10^5
+    got = iu.points(s)
+    assert len(got) == 12 * 10 * 19
+    assert np.array_equal(got, _visit(s))
+    assert iu.card(s) == len(got)

@@ -130,6 +130,7 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
                                procs[0].loc, members=tuple(members))
     out = ProcessNetwork(net.program, net.time_dims, net.stage)
     out.tiling = net.tiling
+    out.partition = net.partition
     out.notes = list(net.notes)
     for p in net.processes:
         if p.name not in new_name:

@@ -134,6 +134,7 @@ class ProcessNetwork:
         self.time_dims = time_dims
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
+        self.partition = (1, False)  # (parallel parts, uniform) of `partition.build_network`
         self.graph = nx.MultiDiGraph()
         self.notes: list[str] = []
 
@@ -185,6 +186,7 @@ class ProcessNetwork:
         n.graph = self.graph.copy()
         n.notes = list(self.notes)
         n.tiling = self.tiling
+        n.partition = self.partition
         return n
 
     def with_channels(self, channels: list[Channel], stage: Stage) -> "ProcessNetwork":
@@ -196,6 +198,7 @@ class ProcessNetwork:
             n.add_channel(c)
         n.notes = list(self.notes)
         n.tiling = self.tiling
+        n.partition = self.partition
         return n
 
     def verify(self) -> None:

@@ -26,7 +26,9 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .network import Channel, Member, Process, ProcessKind, ProcessNetwork, renamed
-from .tiling import Tiling, no_tiling, parallel_parts
+from .tiling import DEFAULT_LOCAL_WORDS, Tiling, no_tiling, parallel_parts
+
+DEFAULT_ONCHIP_WORDS = DEFAULT_LOCAL_WORDS // 4  # argument words carried between tile bands on chip
 
 LOAD_SLOT, COMPUTE_SLOT, STORE_SLOT = 0, 1, 2
 
@@ -67,34 +69,83 @@ def part_name(statement: str, k: int, n: int) -> str:
     return statement if n == 1 else f"{statement}_{k}"
 
 
-def part_counts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, int]:
+def part_counts(program: PolyProgram, tiling: Tiling, parallel: int, uniform: bool = False) -> dict[str, int]:
     """How many parallel processes each statement gets: `parallel` for the heaviest statement of its
     band, proportionally fewer (at least one) for lighter ones.  A light statement (gemm's `C *= beta`
     beside the k-reduction) split as often as the heavy one would only add idle processes: the heavy
-    one alone sets the band's pace."""
+    one alone sets the band's pace.  With `uniform`, every statement of a tiled band gets `parallel`
+    parts: the slabs are then merged, one process per slab (`slab_groups`)."""
     weight = {st.name: iu.card(st.domain) for st in program.statements}
     out = {}
     for st in program.statements:
         band = next((b for b in tiling.bands if st.name in b.statements), None)
         heaviest = max((weight[s] for s in band.statements), default=1) if band is not None else 1
-        out[st.name] = max(1, min(parallel, round(parallel * weight[st.name] / max(1, heaviest))))
+        share = parallel if uniform else round(parallel * weight[st.name] / max(1, heaviest))
+        out[st.name] = max(1, min(parallel, share))
     return out
 
 
-def _parts(program: PolyProgram, tiling: Tiling, parallel: int) -> dict[str, list[tuple[str, isl.Set]]]:
-    """Compute processes of each statement: (process name, its slice of the statement domain)."""
+def _parts(program: PolyProgram, tiling: Tiling, parallel: int,
+           uniform: bool = False) -> dict[str, list[tuple[str, int, isl.Set]]]:
+    """Compute processes of each statement: (process name, slab index, its slice of the statement domain)."""
     out = {}
-    counts = part_counts(program, tiling, parallel)
+    counts = part_counts(program, tiling, parallel, uniform)
     for st in program.statements:
         band = next((b for b in tiling.bands if st.name in b.statements), None)
-        doms = [st.domain] if band is None else parallel_parts(band, st.name, st.domain, counts[st.name])
-        out[st.name] = [(part_name(st.name, k, len(doms)), d) for k, d in enumerate(doms)]
+        doms = [(0, st.domain)] if band is None else parallel_parts(band, st.name, st.domain, counts[st.name])
+        out[st.name] = [(part_name(st.name, k, len(doms)), slab, d) for k, (slab, d) in enumerate(doms)]
     return out
 
 
-def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> ProcessNetwork:
+def slab_groups(program: PolyProgram, tiling: Tiling, parallel: int) -> list[list[str]]:
+    """The compute processes of `build_network(..., uniform=True)` grouped by tiled band and slab: merged,
+    each group is one process running the whole band on its slab, so a heavy statement and the light
+    ones around it (an initialization, a rounding after a reduction) share the work evenly, in the
+    band's own order."""
+    parts = _parts(program, tiling, parallel, uniform=True)
+    out = []
+    for band in tiling.bands:
+        if not band.depth:
+            continue
+        for slab in range(parallel):
+            names = [name for st in band.statements for name, k, _ in parts[st] if k == slab]
+            if len(names) > 1:
+                out.append(names)
+    return out
+
+
+def _onchip_arrays(program: PolyProgram, split, budget: int) -> set[str]:
+    """Arrays whose values flow from one tile band to another on chip rather than through memory.
+
+    A local has no off-chip copy, so its flows always stay on chip.  An argument's cross-band flow
+    would be stored and loaded again (2mm's `tmp` between its two products): off-chip traffic above
+    the compulsory words, and a consumer band that waits for the producer band's stores.  When the
+    values carried (at most what the channels hold) fit the budget, arrays in declaration order, the
+    flows become channels."""
+    flow = program.flow
+    carried: dict[str, int] = {}  # values (producing instances) of each array that cross bands
+    for st in program.statements:
+        for r in st.reads:
+            for d in flow.into(r.id):
+                _same, cross = split(d.relation, d.source, st.name)
+                if not cross.is_empty():
+                    carried[r.array] = carried.get(r.array, 0) + iu.card(cross.domain().coalesce())
+    out = {name for name, a in program.arrays.items() if not a.is_arg}
+    used = 0
+    for name in program.arrays:
+        if name in carried and name not in out:
+            n = carried[name]
+            if used + n <= budget:
+                out.add(name)
+                used += n
+    return out
+
+
+def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
+                  onchip_words: int = DEFAULT_ONCHIP_WORDS) -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
-    split into up to `parallel` compute processes per band (`tiling.parallel_parts`)."""
+    split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
+    and argument values carried between bands on chip up to `onchip_words` (`_onchip_arrays`)."""
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -103,6 +154,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
     time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
     net.tiling = tiling
+    net.partition = (parallel, uniform)
     band = {s: _band_of(m, nb) for s, m in sched.items()}
 
     def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
@@ -115,12 +167,13 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
     local: list[tuple[str, isl.Map, str]] = []  # (source statement, relation, read access)
     mem_reads: dict[str, isl.Map] = {}  # read access -> { S[y] -> LOAD_A[b, m] }
     mem_writes: dict[str, list[isl.Map]] = {}  # array -> [{ S[x] -> STORE_A[b, m] }]
+    onchip = _onchip_arrays(program, split, onchip_words)
     for st in program.statements:
         for r in st.reads:
             from_memory = [flow.live_in[r.id].domain()] if r.id in flow.live_in else []
             for d in flow.into(r.id):
                 same, cross = split(d.relation, d.source, st.name)
-                if not program.arrays[r.array].is_arg:  # a local has no off-chip copy: its values stay on chip
+                if r.array in onchip:
                     same, cross = d.relation, d.relation.subtract(d.relation)
                 if not same.is_empty():
                     local.append((d.source, same.coalesce(), r.id))
@@ -148,9 +201,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
         s = firsts[array].lexmin().coalesce()
         net.add_process(Process(load_name(array), ProcessKind.LOAD, s.domain().coalesce(), s,
                                 program.arrays[array].loc, array=array, band_dims=nb))
-    parts = _parts(program, tiling, parallel)
+    parts = _parts(program, tiling, parallel, uniform)
     for st in program.statements:
-        for pname, dom in parts[st.name]:
+        for pname, _slab, dom in parts[st.name]:
             net.add_process(Process(pname, ProcessKind.COMPUTE, dom,
                                     _extend(sched[st.name], COMPUTE_SLOT, 0).intersect_domain(dom), st.loc,
                                     members=(Member(st.name, isl.Map.identity(
@@ -187,21 +240,21 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Pr
 
     for st in program.statements:
         for r in st.reads:
-            for q, dq in parts[st.name]:
+            for q, _, dq in parts[st.name]:
                 if r.id in mem_reads:
                     ld = load_name(r.array)
                     add((ld, ld), (q, st.name), mem_reads[r.id].intersect_domain(dq).reverse(), r.array, "mem",
                         r.id, "io")
                 for src, rel, rid in local:
                     if rid == r.id:
-                        for p, dp in parts[src]:
+                        for p, _, dp in parts[src]:
                             add((p, src), (q, st.name), rel.intersect_domain(dp).intersect_range(dq), r.array,
                                 f"{src}.w", r.id, "local")
     for array in sorted(writers, key=list(program.arrays).index):
         sn = store_name(array)
         for piece in iu.union_map_pieces(writers[array]):
             stmt = piece.get_tuple_name(isl.dim_type.in_)
-            for p, dp in parts[stmt]:
+            for p, _, dp in parts[stmt]:
                 add((p, stmt), (sn, sn), piece.intersect_domain(dp), array, f"{stmt}.w", "mem", "io")
     for producer, consumer, rel, array in _memory_order(net, program):
         add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")

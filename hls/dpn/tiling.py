@@ -46,6 +46,7 @@ class TileBand:
     point_order: tuple[str, ...] = ()  # e.g. ("f1", "f3", "f2") or ("f1+f2+f3", "f1", "f2", "f3")
     inner: Optional[dict] = None  # statement -> isl.Map S[x] -> [the scheduler's dimensions below the band]
     inner_at: int = -1  # inner dimensions go before point loop `inner_at` (-1: after all point loops)
+    fission: bool = False  # inside a tile, all points of one statement before the next statement's
 
     @property
     def depth(self) -> int:
@@ -54,6 +55,7 @@ class TileBand:
     def describe(self) -> str:
         hyper = ", ".join(self._hyper_text(d) for d in range(self.depth))
         return f"{{{', '.join(self.statements)}}}: hyperplanes ({hyper}) tiles {'x'.join(map(str, self.sizes))}" + \
+               (", one statement after another inside tiles" if self.fission else "") + \
                (f", point order ({', '.join(self.point_order)})" if self.point_order else ", source order inside tiles")
 
     def _hyper_text(self, d: int) -> str:
@@ -195,12 +197,13 @@ def _point_order(band: TileBand, mode: str) -> tuple[tuple[str, ...], int]:
     return tuple(names), -1
 
 
-def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[isl.Set]:
+def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
     """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
     slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
-    they run fully in parallel), else the first one (slabs form a pipeline)."""
+    they run fully in parallel), else the first one (slabs form a pipeline).  Returns the non-empty
+    parts with their slab index: statements of one band share the slabs."""
     if parallel <= 1 or not band.depth:
-        return [domain]
+        return [(0, domain)]
     outer = range(max(1, band.depth - 1))
     d = next((k for k in outer if band.coincident[k]), 0)
     size, lo = band.sizes[d], band.lows[d]
@@ -213,7 +216,7 @@ def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: in
         slab = isl.Set(f"{{ [{', '.join(f)}] : {part * width} <= {local} < {(part + 1) * width} }}")
         dom = band.hyperplanes[statement].intersect_range(slab).domain().intersect(domain)
         if not dom.is_empty():
-            out.append(iu.reread(dom.coalesce()))
+            out.append((part, iu.reread(dom.coalesce())))
     return out
 
 
@@ -223,9 +226,10 @@ def tiled_schedule(program: PolyProgram, bands: Sequence[TileBand]) -> isl.Union
     pmax = max((len(b.point_order) for b in bands), default=0)
     imax = max((m.dim(isl.dim_type.out) for b in bands if b.point_order and b.inner for m in b.inner.values()),
                default=0)
+    fis = any(b.fission for b in bands)
     out = isl.UnionMap.empty(program.schedule.get_space())
     for g, band in enumerate(bands):
-        for st in band.statements:
+        for pos, st in enumerate(band.statements):
             orig = program.statement_schedule(st)
             t = [f"t{d}" for d in range(orig.dim(isl.dim_type.out))]
             f = [f"f{d + 1}" for d in range(band.depth)]
@@ -240,6 +244,8 @@ def tiled_schedule(program: PolyProgram, bands: Sequence[TileBand]) -> isl.Union
             at = len(points) if band.inner_at < 0 else band.inner_at
             body = points[:at] + inner + ["0"] * (imax - len(inner)) + points[at:]
             body += ["0"] * (pmax + imax - len(body))
+            if fis:
+                body = [str(pos) if band.fission else "0"] + body
             text = f"{{ [{', '.join(f + inner + t)}] -> [{', '.join([str(g)] + tiles + body + t)}] }}"
             out = out.union(isl.UnionMap.from_map(src.apply_range(isl.Map(text))))
     return out.coalesce()
@@ -270,7 +276,7 @@ def _with_order(bands: Sequence[TileBand], mode: str) -> list[TileBand]:
     for b in bands:
         if b.depth:
             order, at = _point_order(b, mode)
-            b = TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, b.sizes, order, b.inner, at)
+            b = replace(b, point_order=order, inner_at=at)
         out.append(b)
     return out
 
@@ -283,6 +289,20 @@ def with_point_order(program: PolyProgram, tiling: Tiling, mode: str,
     if not is_legal(program, sched, deps):
         return None
     return replace(tiling, bands=tuple(bands), schedule=sched, point_order=mode)
+
+
+def with_fission(program: PolyProgram, tiling: Tiling, deps: Optional[isl.UnionMap] = None) -> Optional[Tiling]:
+    """The same tiles and point order with the statements of each band one after another inside a tile
+    (loop distribution inside the tile), or None when a dependence forbids it.  A process that runs
+    several statements of a band (`partition.slab_groups`) then meets a value a whole tile slice after
+    it was made, not one iteration after: mixed-width's saturation right after its convolution."""
+    if not tiling.is_tiled or not any(len(b.statements) > 1 and b.depth for b in tiling.bands):
+        return None
+    bands = [replace(b, fission=True) if b.depth and len(b.statements) > 1 else b for b in tiling.bands]
+    sched = tiled_schedule(program, bands)
+    if not is_legal(program, sched, deps):
+        return None
+    return replace(tiling, bands=tuple(bands), schedule=sched)
 
 
 def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
