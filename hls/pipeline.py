@@ -194,7 +194,8 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
             continue
         n = _compute_count(cand)
         if opts.parallel == 1:
-            better = cand.cycles <= base_cycles * (1 + MERGE_SLACK) and cand.cycles * n < best.cycles * _compute_count(best)
+            better = (cand.cycles <= base_cycles * (1 + MERGE_SLACK)
+                      and cand.cycles * n < best.cycles * _compute_count(best))
         else:
             better = cand.cycles < best.cycles
         if better:
