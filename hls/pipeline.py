@@ -20,7 +20,7 @@ from .dpn.partition import build_network, slab_groups
 from .dpn.timing import deepen
 from .rtl.generate import process_latencies
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          tile_program, with_fission)
+                          slabs_independent, tile_program, with_fission)
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
@@ -170,15 +170,17 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
     (`partition.slab_groups`): the processes share the band's work evenly, heavy statement and light
     ones alike, where merging whole statements cannot (fir-int: a k-reduction holds two thirds of the
     instances beside four per-sample statements).  At `--parallel 1`, k goes up to the number of
-    compute processes already there (no more hardware), and a slab network is kept when it has the
-    fewest modelled cycles x compute processes within `merge.SLACK` of the unmerged cycles, as for
-    merging.  At `--parallel P`, k = P and the slab network is kept when it is faster."""
+    compute processes already there (no more hardware); at `--parallel P`, k = P (P processes per
+    band).  A slab network is kept under the merging rule: the fewest modelled cycles x compute
+    processes, within `merge.SLACK` of the unmerged cycles."""
     if built.cycles is None or base_cycles is None:
         return built
     n0 = _compute_count(built)
     work = sum(iu.card(st.domain) for st in program.statements)
     if opts.parallel == 1:  # k slabs need at least work / k cycles: skip the k that cannot be kept
         ks = [k for k in range(1, min(MAX_SLABS, n0) + 1) if work / k <= base_cycles * (1 + MERGE_SLACK)]
+        if not all(slabs_independent(b) for b in tiling.bands if b.depth):
+            ks = [k for k in ks if k == 1]  # slabs along a carried hyperplane form a pipeline: not tried unasked
         if built.cycles * n0 <= 1.05 * work:  # already balanced: slabs cannot do better per process
             ks = []
     else:
@@ -193,12 +195,7 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
         if cand.cycles is None:
             continue
         n = _compute_count(cand)
-        if opts.parallel == 1:
-            better = (cand.cycles <= base_cycles * (1 + MERGE_SLACK)
-                      and cand.cycles * n < best.cycles * _compute_count(best))
-        else:
-            better = cand.cycles < best.cycles
-        if better:
+        if cand.cycles <= base_cycles * (1 + MERGE_SLACK) and cand.cycles * n < best.cycles * _compute_count(best):
             cand.network.notes.append(
                 f"each tile band cut into {k} slab{'s' if k > 1 else ''}, one compute process per slab running "
                 f"all of the band's statements: {n} compute process{'es' if n != 1 else ''}, {cand.cycles} "

@@ -114,22 +114,21 @@ def slab_groups(program: PolyProgram, tiling: Tiling, parallel: int) -> list[lis
     return out
 
 
-def _onchip_arrays(program: PolyProgram, split, budget: int) -> set[str]:
-    """Arrays whose values flow from one tile band to another on chip rather than through memory.
+def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str]:
+    """Arrays whose values flow from one statement group's tile band to another group's on chip
+    rather than through memory.
 
-    A local has no off-chip copy, so its flows always stay on chip.  An argument's cross-band flow
-    would be stored and loaded again (2mm's `tmp` between its two products): off-chip traffic above
-    the compulsory words, and a consumer band that waits for the producer band's stores.  When the
-    values carried (at most what the channels hold) fit the budget, arrays in declaration order, the
-    flows become channels."""
-    flow = program.flow
-    carried: dict[str, int] = {}  # values (producing instances) of each array that cross bands
-    for st in program.statements:
-        for r in st.reads:
-            for d in flow.into(r.id):
-                _same, cross = split(d.relation, d.source, st.name)
-                if not cross.is_empty():
-                    carried[r.array] = carried.get(r.array, 0) + iu.card(cross.domain().coalesce())
+    A local has no off-chip copy, so its flows always stay on chip.  An argument's flow between groups
+    would be stored and loaded again (2mm's `tmp` between its two products): off-chip traffic above the
+    compulsory words, and a consumer that waits for the producer's stores.  When the values carried
+    (at most what the channels hold) fit the budget, arrays in declaration order, those flows become
+    channels.  Flows between tiles of one group still go through memory (coalesced per band, chapter 4)."""
+    group = _groups(tiling)
+    carried: dict[str, int] = {}  # values (producing instances) of each array that cross groups
+    for d in program.flow.dependences:
+        if group.get(d.source) != group.get(d.sink):
+            array = program.access(d.sink_access).array
+            carried[array] = carried.get(array, 0) + iu.card(d.relation.domain().coalesce())
     out = {name for name, a in program.arrays.items() if not a.is_arg}
     used = 0
     for name in program.arrays:
@@ -141,11 +140,15 @@ def _onchip_arrays(program: PolyProgram, split, budget: int) -> set[str]:
     return out
 
 
+def _groups(tiling: Tiling) -> dict[str, int]:
+    return {st: k for k, b in enumerate(tiling.bands) for st in b.statements}
+
+
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
                   onchip_words: int = DEFAULT_ONCHIP_WORDS) -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
     split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
-    and argument values carried between bands on chip up to `onchip_words` (`_onchip_arrays`)."""
+    and argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`)."""
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -167,13 +170,14 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     local: list[tuple[str, isl.Map, str]] = []  # (source statement, relation, read access)
     mem_reads: dict[str, isl.Map] = {}  # read access -> { S[y] -> LOAD_A[b, m] }
     mem_writes: dict[str, list[isl.Map]] = {}  # array -> [{ S[x] -> STORE_A[b, m] }]
-    onchip = _onchip_arrays(program, split, onchip_words)
+    onchip = _onchip_arrays(program, tiling, onchip_words)
+    group = _groups(tiling)
     for st in program.statements:
         for r in st.reads:
             from_memory = [flow.live_in[r.id].domain()] if r.id in flow.live_in else []
             for d in flow.into(r.id):
                 same, cross = split(d.relation, d.source, st.name)
-                if r.array in onchip:
+                if not program.arrays[r.array].is_arg or (r.array in onchip and group[d.source] != group[st.name]):
                     same, cross = d.relation, d.relation.subtract(d.relation)
                 if not same.is_empty():
                     local.append((d.source, same.coalesce(), r.id))

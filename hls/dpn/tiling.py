@@ -197,6 +197,12 @@ def _point_order(band: TileBand, mode: str) -> tuple[tuple[str, ...], int]:
     return tuple(names), -1
 
 
+def slabs_independent(band: TileBand) -> bool:
+    """Whether `parallel_parts` cuts the band along a coincident hyperplane (slabs run side by side)
+    rather than a carried one (slabs form a pipeline)."""
+    return any(band.coincident[k] for k in range(max(1, band.depth - 1)))
+
+
 def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
     """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
     slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
