@@ -46,35 +46,56 @@ def _slot(c: Channel, x: tuple) -> int:
     return slot
 
 
-def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
-                    depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000) -> Timing:
-    """Run the cycle model; `depth` overrides channel depths (channel name -> words)."""
+@dataclass
+class Plan:
+    """What each iteration of each process reads (channel, value, frees its word, buffer slot) and
+    writes (channel, value, buffer slot): the same for every run of the model on one network, so
+    `deepen` builds it once for all its trials."""
+
+    procs: list
+    chans: list
+    steps: list  # per process: (process, reads per iteration, writes per iteration)
+    ports: dict[str, list[str]]
+
+
+def plan_of(net: ProcessNetwork, tables: NetworkTables) -> Plan:
     procs = list(net.processes)
     chans = list(net.channels)
-    cap = {c.name: (depth or {}).get(c.name, c.depth) for c in chans}
-    # Per process: for each iteration, what it reads (channel, producer iteration, frees) and writes.
-    plan = []
+    steps = []
     for p in procs:
         its = tables.process(p.name).iterations
-        reads: list[list[tuple[Channel, tuple, bool]]] = [[] for _ in its]
-        writes: list[list[tuple[Channel, tuple]]] = [[] for _ in its]
+        reads: list[list[tuple[Channel, tuple, bool, int]]] = [[] for _ in its]
+        writes: list[list[tuple[Channel, tuple, int]]] = [[] for _ in its]
         index = {x: k for k, x in enumerate(its)}
         for c in net.inputs(p.name):
             tab = tables.channel(c)
             for x, ys in tab.readers.items():
                 free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
+                slot = _slot(c, x)
                 for y in ys:
-                    reads[index[y]].append((c, x, y == free_at))
+                    reads[index[y]].append((c, x, y == free_at, slot))
         for c in net.outputs(p.name):
             tab = tables.channel(c)
             for x in tab.readers:
-                writes[index[x]].append((c, x))
-        plan.append((p, reads, writes))
+                writes[index[x]].append((c, x, _slot(c, x)))
+        steps.append((p, reads, writes))
     ports: dict[str, list[str]] = {}
     for p in procs:
         if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
             ports.setdefault(p.array, []).append(p.name)
+    return Plan(procs, chans, steps, ports)
 
+
+def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
+                    depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000,
+                    plan: Optional[Plan] = None) -> Timing:
+    """Run the cycle model; `depth` overrides channel depths (channel name -> words)."""
+    plan_ = plan_of(net, tables) if plan is None else plan
+    procs, chans, ports = plan_.procs, plan_.chans, plan_.ports
+    plan = plan_.steps
+    position = {p.name: k for k, p in enumerate(procs)}
+    buffered = {c.name: c.kind == ChannelKind.BUFFER for c in chans}
+    cap = {c.name: (depth or {}).get(c.name, c.depth) for c in chans}
     avail: dict[str, dict[tuple, int]] = {c.name: {} for c in chans}
     fill = {c.name: 0 for c in chans}
     slots: dict[str, set[int]] = {c.name: set() for c in chans}
@@ -98,20 +119,19 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             was_frozen[i] = False
             if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
                 outs = q[0][1]
-                blocked = [c for c, x in outs
-                           if (c.kind == ChannelKind.BUFFER and _slot(c, x) in slots[c.name])
-                           or (c.kind != ChannelKind.BUFFER and fill[c.name] >= cap[c.name])]
+                blocked = [c for c, x, slot in outs
+                           if (slot in slots[c.name] if buffered[c.name] else fill[c.name] >= cap[c.name])]
                 if blocked:
                     for c in blocked:
                         full_waits[c.name] += 1
                     frozen = True
                     was_frozen[i] = True
                 else:
-                    for c, x in outs:
+                    for c, x, slot in outs:
                         avail[c.name][x] = t + 1
                         fill[c.name] += 1
-                        if c.kind == ChannelKind.BUFFER:
-                            slots[c.name].add(_slot(c, x))
+                        if buffered[c.name]:
+                            slots[c.name].add(slot)
                     q.popleft()
                     progress = True
                     last = max(last, t + 1)
@@ -125,7 +145,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             if frozen:
                 continue
             missing = None
-            for c, x, _free in reads[k]:
+            for c, x, _free, _slot_ in reads[k]:
                 when = avail[c.name].get(x)
                 if when is None or when > t:
                     missing = c
@@ -141,15 +161,16 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     continue
                 if len(users) > 1 and users[port_turn[p.array] % len(users)] != p.name:
                     # round robin: the other unit has priority this cycle if it is ready too
-                    other = plan[procs.index(net.process(next(u for u in users if u != p.name)))]
-                    j = procs.index(other[0])
-                    if not was_frozen[j] and nxt[j] < len(other[1]) and all(avail[c.name].get(x, t + 1) <= t for c, x, _f in other[1][nxt[j]]):
+                    j = position[next(u for u in users if u != p.name)]
+                    other = plan[j]
+                    if not was_frozen[j] and nxt[j] < len(other[1]) and all(
+                            avail[c.name].get(x, t + 1) <= t for c, x, _f, _s in other[1][nxt[j]]):
                         continue
                 port_used.add(p.array)
                 port_turn[p.array] += 1
-            for c, x, free in reads[k]:
+            for c, x, free, slot in reads[k]:
                 if free:
-                    frees.append((c.name, _slot(c, x)))
+                    frees.append((c.name, slot))
             q.append((t + latency.get(p.name, 1), writes[k]))
             nxt[i] = k + 1
             progress = True
@@ -172,7 +193,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
 def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
            budget_words: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
     """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after)."""
-    before = simulate_timing(net, tables, latency)
+    plan = plan_of(net, tables)
+    before = simulate_timing(net, tables, latency, plan=plan)
     if before.cycles is None:
         return net, before, before
     depth = {c.name: c.depth for c in net.channels}
@@ -198,7 +220,7 @@ def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int
             if budget_words is not None and spent + extra > budget_words:
                 res = None
                 break
-            res = simulate_timing(net, tables, latency, trial)
+            res = simulate_timing(net, tables, latency, trial, plan=plan)
             if res.cycles is None or res.cycles <= 0.98 * best.cycles:
                 break
             grow_next = [c for c in hot(res, res.cycles) if res.full_waits[c.name] > best.full_waits.get(c.name, 0)]
