@@ -179,15 +179,16 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
     work = sum(iu.card(st.domain) for st in program.statements)
     ks = range(1, min(MAX_SLABS, n0) + 1) if opts.parallel == 1 else [opts.parallel]
     ks = [k for k in ks if work / k <= base_cycles * (1 + MERGE_SLACK)]  # k slabs need work / k cycles
-    if not all(slabs_independent(b) for b in tiling.bands if b.depth):
-        ks = [k for k in ks if k == 1]  # slabs along a carried hyperplane form a pipeline of whole bands
+    if opts.parallel == 1 and not all(slabs_independent(b) for b in tiling.bands if b.depth):
+        ks = [k for k in ks if k == 1]  # slabs along a carried hyperplane form a pipeline: not tried unasked
     if opts.parallel == 1 and built.cycles * n0 <= 1.05 * work:  # balanced: slabs cannot do better
         ks = []
     best = built
-    # fission when legal: a slab process then finishes one statement's slice of a tile before the next
-    # statement needs it, instead of waiting on its own pipeline at every point (2mm: 11978 -> 5256 cycles)
-    t = (with_fission(program, tiling) or tiling) if ks else tiling
-    for k in ks:
+    # with fission (when legal) a slab process finishes one statement's slice of a tile before the next
+    # statement needs it, instead of waiting on its own pipeline at every point (2mm: 11978 -> 5256
+    # cycles); without, the statements share the tile's loads point by point (mvt at --parallel 4)
+    fissioned = with_fission(program, tiling) if ks else None
+    for k, t in [(k, t) for k in ks for t in (fissioned, tiling) if t is not None]:
         groups = slab_groups(program, t, k)
         if not groups:
             continue
