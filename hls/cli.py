@@ -100,8 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
-                       help="auto (default): with tiling, light compute processes share a process when the cycle "
-                            "model shows no slowdown beyond 20%% (fewer processes, balanced); none: one per statement")
+                       help="auto (default): with tiling, light compute processes share a process, or each tile "
+                            "band is cut into slabs of all its statements, when the cycle model shows no slowdown "
+                            "beyond 20%% (fewer processes, balanced); none: one per statement")
         c.add_argument("--directives", metavar="FILE", help="directives file")
         c.add_argument("--interface", choices=("native", "axi4"), default="native",
                        help="native: the memory ports of docs/rtl-interface.md (default); axi4: also a wrapper "
@@ -129,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local memory budget for --tile auto, in words (default 8192)")
     e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
     e.add_argument("--merge", choices=("auto", "none"), default="auto",
-                   help="merge light compute processes (auto, default) or keep one per statement (none)")
+                   help="balance compute processes: merge light ones or cut bands into slabs (auto, default), "
+                        "or keep one per statement (none)")
     e.add_argument("--target", choices=("xc7", "ice40"), default="xc7",
                    help="xc7: Xilinx 7 series, synth_xilinx (default); ice40: iCE40 HX/LP, synth_ice40")
     e.add_argument("--timeout", type=float, default=1800.0, metavar="S",

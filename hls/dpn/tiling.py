@@ -112,6 +112,49 @@ def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool) -> isl
         ctx.set_schedule_whole_component(saved)
 
 
+FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours on one fuzzed program
+
+
+def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float) -> isl.Schedule:
+    """`_compute_schedule` in a forked child that is killed after `seconds`; raises isl.Error then.
+
+    isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the fused
+    candidate of `--tile auto`) is not worth an unbounded wait.  The child hands back the printed
+    schedule, so the result is the one computed in-process; only a program that takes longer than
+    the limit loses the candidate."""
+    import multiprocessing as mp
+
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:  # no fork on this platform: compute in-process
+        return _compute_schedule(sc, whole_component)
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        try:
+            send.send(str(_compute_schedule(sc, whole_component)))
+        except isl.Error as e:
+            send.send(isl.Error(str(e)))
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if not recv.poll(seconds):
+            raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
+        try:
+            got = recv.recv()
+        except EOFError:
+            raise isl.Error("the isl scheduler's process ended without a schedule") from None
+    finally:
+        proc.kill()
+        proc.join()
+        recv.close()
+    if isinstance(got, Exception):
+        raise got
+    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, got)
+
+
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *, fuse: bool = False) -> list[TileBand]:
     """Statement groups and their outermost permutable band, from the isl scheduler.
 
@@ -131,7 +174,8 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
           .set_coincidence(iu.reread(deps)).set_proximity(iu.reread(flow)))
     order = [s.name for s in program.statements]
     try:
-        root = _compute_schedule(sc, fuse).get_root()
+        sched = _compute_schedule_bounded(sc, True, FUSED_SCHEDULE_SECONDS) if fuse else _compute_schedule(sc, False)
+        root = sched.get_root()
     except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         return [TileBand(tuple(order), {}, (), (), ())]
     node = root.child(0) if root.n_children() else root

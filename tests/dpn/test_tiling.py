@@ -160,3 +160,25 @@ def test_example_parallel_matches_gcc(path, parallel):
     for st in res.program.statements:  # the parts of a statement (merged or not) cover its instances exactly once
         runs = [m for p in res.network.iter_compute() for m in p.members if m.statement == st.name]
         assert sum(iu.card(m.domain) for m in runs) == iu.card(st.domain)
+
+
+def test_fused_scheduling_is_bounded_in_time():
+    """The fused candidate's isl scheduling runs in a forked child with a time limit (fuzzer seed 859
+    kept isl busy for more than ten minutes): the schedule handed back is the one computed in-process,
+    and a child over the limit is killed and reported as an isl error (the candidate is dropped)."""
+    from hls.dpn import tiling as tl
+
+    path = ROOT / "examples" / "mvt.c"
+    res = run(Options(str(path), params=example_params(path), tile="none"))
+    prog = res.program
+    dom = isl.UnionSet.empty(prog.schedule.get_space().params())
+    for st in prog.statements:
+        dom = dom.union(isl.UnionSet.from_set(st.domain))
+    deps = conflicts(prog)
+    sc = isl.ScheduleConstraints.on_domain(dom).set_validity(deps).set_coincidence(deps).set_proximity(
+        deps.union(tl.read_reuse(prog)))
+    direct = tl._compute_schedule(sc, True)
+    bounded = tl._compute_schedule_bounded(sc, True, 60.0)
+    assert str(bounded) == str(direct)
+    with pytest.raises(isl.Error, match="took more than"):
+        tl._compute_schedule_bounded(sc, True, 0.0)
