@@ -202,8 +202,6 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
                 f"all of the band's statements: {n} compute process{'es' if n != 1 else ''}, {cand.cycles} "
                 f"modelled cycles (per-statement processes: {n0}, {built.cycles})")
             best = cand
-    if best is built:
-        best.network.tiling = built.network.tiling
     return best
 
 
@@ -222,7 +220,7 @@ def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
 def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
     """Whether two statements that share an array sit in different bands of `plain`: only then can the
     fused schedule (isl's whole-component scheduling, seconds on stencils) group them differently."""
-    band = {st: k for k, b in enumerate(plain.bands) for st in b.statements}
+    band = plain.band_index()
     users: dict[str, set[int]] = {}
     for st in program.statements:
         for a in st.accesses:

@@ -115,33 +115,29 @@ def slab_groups(program: PolyProgram, tiling: Tiling, parallel: int) -> list[lis
 
 
 def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str]:
-    """Arrays whose values flow from one statement group's tile band to another group's on chip
-    rather than through memory.
+    """Argument arrays whose values flow from one statement group's tile band to another group's on
+    chip rather than through memory (a local has no off-chip copy: its flows always stay on chip).
 
-    A local has no off-chip copy, so its flows always stay on chip.  An argument's flow between groups
-    would be stored and loaded again (2mm's `tmp` between its two products): off-chip traffic above the
-    compulsory words, and a consumer that waits for the producer's stores.  When the values carried
-    (at most what the channels hold) fit the budget, arrays in declaration order, those flows become
-    channels.  Flows between tiles of one group still go through memory (coalesced per band, chapter 4)."""
-    group = _groups(tiling)
+    An argument's flow between groups would be stored and loaded again (2mm's `tmp` between its two
+    products): off-chip traffic above the compulsory words, and a consumer that waits for the
+    producer's stores.  When the values carried (at most what the channels hold) fit the budget,
+    arrays in declaration order, those flows become channels.  Flows between tiles of one group still
+    go through memory (coalesced per band, chapter 4)."""
+    group = tiling.band_index()
     carried: dict[str, int] = {}  # values (producing instances) of each array that cross groups
     for d in program.flow.dependences:
-        if group.get(d.source) != group.get(d.sink):
-            array = program.access(d.sink_access).array
+        array = program.access(d.sink_access).array
+        if group.get(d.source) != group.get(d.sink) and program.arrays[array].is_arg:
             carried[array] = carried.get(array, 0) + iu.card(d.relation.domain().coalesce())
-    out = {name for name, a in program.arrays.items() if not a.is_arg}
+    out: set[str] = set()
     used = 0
     for name in program.arrays:
-        if name in carried and name not in out:
+        if name in carried:
             n = carried[name]
             if used + n <= budget:
                 out.add(name)
                 used += n
     return out
-
-
-def _groups(tiling: Tiling) -> dict[str, int]:
-    return {st: k for k, b in enumerate(tiling.bands) for st in b.statements}
 
 
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
@@ -171,7 +167,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     mem_reads: dict[str, isl.Map] = {}  # read access -> { S[y] -> LOAD_A[b, m] }
     mem_writes: dict[str, list[isl.Map]] = {}  # array -> [{ S[x] -> STORE_A[b, m] }]
     onchip = _onchip_arrays(program, tiling, onchip_words)
-    group = _groups(tiling)
+    group = tiling.band_index()
     for st in program.statements:
         for r in st.reads:
             from_memory = [flow.live_in[r.id].domain()] if r.id in flow.live_in else []

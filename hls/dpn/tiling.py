@@ -82,6 +82,10 @@ class Tiling:
     def is_tiled(self) -> bool:
         return bool(self.sizes)
 
+    def band_index(self) -> dict[str, int]:
+        """Statement -> index of its band (its statement group) in `bands`."""
+        return {st: k for k, b in enumerate(self.bands) for st in b.statements}
+
     def describe(self) -> str:
         if not self.sizes:
             return "none"
