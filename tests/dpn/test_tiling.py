@@ -180,5 +180,23 @@ def test_fused_scheduling_is_bounded_in_time():
     direct = tl._compute_schedule(sc, True)
     bounded = tl._compute_schedule_bounded(sc, True, 60.0)
     assert str(bounded) == str(direct)
+
+
+
+def test_scheduling_over_the_time_limit_is_an_isl_error(monkeypatch):
+    """A child still scheduling at the limit is killed and reported as an isl error.  The slow
+    scheduler is simulated by a sleep in the forked child; a zero limit alone raced against a fast
+    machine finishing mvt's schedule before the first poll."""
+    import time
+
+    from hls.dpn import tiling as tl
+
+    def slow(sc, whole_component):
+        time.sleep(30)
+        raise AssertionError("not killed")
+
+    monkeypatch.setattr(tl, "_compute_schedule", slow)
+    start = time.monotonic()
     with pytest.raises(isl.Error, match="took more than"):
-        tl._compute_schedule_bounded(sc, True, 0.0)
+        tl._compute_schedule_bounded(None, True, 0.5)
+    assert time.monotonic() - start < 10
