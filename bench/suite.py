@@ -190,11 +190,11 @@ def _latency_model(net, tables) -> tuple[Optional[int], Optional[int]]:
     try:
         from hls.dpn.network import ChannelKind, ProcessKind
         from hls.dpn.timing import simulate_timing
-        from hls.rtl.generate import process_latencies
+        from hls.rtl.generate import process_latencies, read_stages
 
         lat = process_latencies(net)
         deep = {c.name: 1 << 30 for c in net.channels if c.kind != ChannelKind.BUFFER}
-        t = simulate_timing(net, tables, lat, deep)
+        t = simulate_timing(net, tables, lat, deep, read_stage=read_stages(net))
         comp = [lat[p.name] for p in net.processes if p.kind == ProcessKind.COMPUTE and p.name in lat]
         return t.cycles, max(comp, default=None)
     except Exception:  # noqa: BLE001 - an optional figure; the model may change under us

@@ -17,8 +17,8 @@ from .dpn.network import ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.partition import build_network, slab_groups
-from .dpn.timing import deepen
-from .rtl.generate import process_latencies
+from .dpn.timing import Timing, deepen
+from .rtl.generate import process_latencies, read_stages
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
                           slabs_independent, tile_program, with_fission)
 from .dpn.serialize import network_to_json
@@ -117,11 +117,29 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     net = size_channels(net, tables)
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)
-    net, model0, model1 = deepen(net, tables, process_latencies(net), budget_words=max(256, opts.local_words // 4))
+    net, model0, model1 = _deepened(net, tables, opts)
     timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles,
               "deepen_words": sum(c.words for c in net.channels) - words}
     stages.append(("deepen", net))
     return _Built(net, typed, tables, timing, stages)
+
+
+def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options) -> tuple[ProcessNetwork, Timing, Timing]:
+    """`deepen` with operands read late (`net.late_reads`): a late read shortens a recurrence, but
+    an operand from a load unit's buffer then frees its slot later and may hold the load back (heat-3d),
+    so both policies are modelled when they differ and the faster network is kept."""
+    latency = process_latencies(net)
+    budget = max(256, opts.local_words // 4)
+    stages = read_stages(net)
+    out = deepen(net, tables, latency, budget_words=budget, read_stage=stages)
+    alt = net.with_channels(list(net.channels), net.stage)
+    alt.late_reads = "not-loaded"
+    alt_stages = read_stages(alt)
+    if alt_stages != stages:
+        other = deepen(alt, tables, latency, budget_words=budget, read_stage=alt_stages)
+        if other[2].cycles is not None and (out[2].cycles is None or other[2].cycles < out[2].cycles):
+            out = other
+    return out
 
 
 # (per band, light processes only, no dependent pair in a process): the bin packings tried, in order

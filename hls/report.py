@@ -282,10 +282,11 @@ def _eval_poly(text: str, b: int):
 
 
 def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dict:
-    from .rtl.generate import process_latencies
+    from .rtl.generate import process_latencies, read_stages
 
     tables = NetworkTables(net)
     depth = process_latencies(net)
+    late = read_stages(net)
     procs = []
     for p in net.processes:
         sts = [program.statement(s) for s in p.statements]
@@ -293,6 +294,8 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
             "name": p.name, "kind": p.kind.value, "iterations": len(tables.process(p.name).iterations),
             # every process is fully pipelined: it starts an iteration each cycle its operands are there
             "ii": 1, "pipeline_depth": depth[p.name],
+            # operands taken from their channels after issue, at the stage that needs them
+            "late_reads": {port: st for port, st in late.get(p.name, {}).items() if st},
             "schedule": str(p.schedule), "statement": "; ".join(s.text for s in sts) if sts else None,
             "statements": [s.name for s in sts], "loc": str(sts[0].loc if sts else p.loc),
             "array": p.array,
@@ -337,11 +340,14 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
     lines += ["## Summary", ""]
     lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in summary.items()]
     lines += ["", "## Processes", "", "II: initiation interval (cycles between iterations when operands are there); "
-              "depth: cycles from issuing an iteration to its results entering their channels.", "",
-              "| process | kind | iterations | II | depth | statement | source |", "|---|---|---|---|---|---|---|"]
+              "depth: cycles from issuing an iteration to its results entering their channels; "
+              "late reads: operands read from their channel at the pipeline stage that needs them (read port @ stage).",
+              "", "| process | kind | iterations | II | depth | late reads | statement | source |",
+              "|---|---|---|---|---|---|---|---|"]
     for p in data["processes"]:
+        late = ", ".join(f"{port} @ {st}" for port, st in p.get("late_reads", {}).items())
         lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | {p['ii']} | {p['pipeline_depth']} | "
-                     f"`{p['statement'] or p['array']}` | {p['loc']} |")
+                     f"{late} | `{p['statement'] or p['array']}` | {p['loc']} |")
     lines += ["", "## Channels", "", "| channel | from | to | kind | depth | width | words | why not a FIFO |",
               "|---|---|---|---|---|---|---|---|"]
     for c in data["channels"]:

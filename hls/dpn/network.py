@@ -135,6 +135,9 @@ class ProcessNetwork:
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
         self.partition = (1, False)  # (parallel parts, uniform) of `partition.build_network`
+        # which operands compute processes read after issue (hls.rtl.datapath.late_reads): "all" the
+        # ones first needed later, or "not-loaded" (ports fed by a load unit's buffer read at issue)
+        self.late_reads = "all"
         self.graph = nx.MultiDiGraph()
         self.notes: list[str] = []
 
@@ -187,6 +190,7 @@ class ProcessNetwork:
         n.notes = list(self.notes)
         n.tiling = self.tiling
         n.partition = self.partition
+        n.late_reads = self.late_reads
         return n
 
     def with_channels(self, channels: list[Channel], stage: Stage) -> "ProcessNetwork":
@@ -199,6 +203,7 @@ class ProcessNetwork:
         n.notes = list(self.notes)
         n.tiling = self.tiling
         n.partition = self.partition
+        n.late_reads = self.late_reads
         return n
 
     def verify(self) -> None:

@@ -4,8 +4,10 @@
 process may then wait for its consumer at every value, and parallel processes run in lockstep.  The
 model here runs the network the way the RTL does:
 
-- a process starts at most one iteration per cycle, once every value the iteration reads is in its
-  channel; the values it writes come out of its pipeline `latency` cycles later, in order;
+- a process starts at most one iteration per cycle, once every value the iteration reads at issue is
+  in its channel; the values it writes come out of its pipeline `latency` cycles later, in order;
+- an operand read later (`read_stage`, from `hls.rtl.datapath.late_reads`) is waited for when the
+  iteration reaches that stage: the stages before it hold (no issue either), the ones after it drain;
 - when the channel a result goes to is full, the whole pipeline of the process waits;
 - a FIFO frees a word at its (first) read, a buffer frees a slot at the last read of its value;
 - the load and store units of one array share a memory port that accepts one word per cycle.
@@ -50,35 +52,44 @@ def _slot(c: Channel, x: tuple) -> int:
 class Plan:
     """What each iteration of each process reads (channel, value, frees its word, buffer slot) and
     writes (channel, value, buffer slot): the same for every run of the model on one network, so
-    `deepen` builds it once for all its trials."""
+    `deepen` builds it once for all its trials.  Reads are split by the pipeline stage that takes
+    them: those at issue, then one group per later stage (`joins`, operands read late)."""
 
     procs: list
     chans: list
-    steps: list  # per process: (process, reads per iteration, writes per iteration)
+    steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
     ports: dict[str, list[str]]
 
 
-def plan_of(net: ProcessNetwork, tables: NetworkTables) -> Plan:
+def plan_of(net: ProcessNetwork, tables: NetworkTables,
+            read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> Plan:
+    """`read_stage`: per compute process, the stage each read port (access id) is taken at (default 0)."""
     procs = list(net.processes)
     chans = list(net.channels)
     steps = []
     for p in procs:
         its = tables.process(p.name).iterations
+        stage_of = dict((read_stage or {}).get(p.name, {}))
+        ins = net.inputs(p.name)
+        joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
+        group = {s: k for k, s in enumerate(joins)}
         reads: list[list[tuple[Channel, tuple, bool, int]]] = [[] for _ in its]
+        late: list[tuple[list, ...]] = [tuple([] for _ in joins) for _ in its]
         writes: list[list[tuple[Channel, tuple, int]]] = [[] for _ in its]
         index = {x: k for k, x in enumerate(its)}
-        for c in net.inputs(p.name):
+        for c in ins:
             tab = tables.channel(c)
+            s = stage_of.get(c.sink_port, 0)
             for x, ys in tab.readers.items():
                 free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
                 slot = _slot(c, x)
                 for y in ys:
-                    reads[index[y]].append((c, x, y == free_at, slot))
+                    (late[index[y]][group[s]] if s else reads[index[y]]).append((c, x, y == free_at, slot))
         for c in net.outputs(p.name):
             tab = tables.channel(c)
             for x in tab.readers:
                 writes[index[x]].append((c, x, _slot(c, x)))
-        steps.append((p, reads, writes))
+        steps.append((p, reads, late, writes, tuple(joins)))
     ports: dict[str, list[str]] = {}
     for p in procs:
         if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
@@ -88,9 +99,11 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables) -> Plan:
 
 def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
                     depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000,
-                    plan: Optional[Plan] = None) -> Timing:
-    """Run the cycle model; `depth` overrides channel depths (channel name -> words)."""
-    plan_ = plan_of(net, tables) if plan is None else plan
+                    plan: Optional[Plan] = None,
+                    read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> Timing:
+    """Run the cycle model; `depth` overrides channel depths (channel name -> words); `read_stage`
+    (or the `plan` built with it) says which operands a process reads after issue."""
+    plan_ = plan_of(net, tables, read_stage) if plan is None else plan
     procs, chans, ports = plan_.procs, plan_.chans, plan_.ports
     plan = plan_.steps
     position = {p.name: k for k, p in enumerate(procs)}
@@ -101,19 +114,82 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     slots: dict[str, set[int]] = {c.name: set() for c in chans}
     nxt = [0] * len(plan)
     inflight: list[deque] = [deque() for _ in plan]
+    # Iterations issued but not past their process's last late read, per process: `at_join[j]` is the
+    # iteration at stage joins[j] (waiting for its late operands), `seg[j]` the ones between joins[j-1]
+    # (or issue) and joins[j], as (iteration, base) with stage = shifts[j] - base: a segment advances
+    # as a whole, so one counter moves all of its iterations.
+    at_join: list[list] = [[None] * len(step[4]) for step in plan]
+    seg: list[list[deque]] = [[deque() for _ in step[4]] for step in plan]
+    shifts: list[list[int]] = [[0] * len(step[4]) for step in plan]
     full_waits = {c.name: 0 for c in chans}
     empty_waits = {c.name: 0 for c in chans}
     port_turn = {a: 0 for a in ports}
     was_frozen = [False] * len(plan)
     t = 0
     last = 0
+
+    def missing_of(group: list) -> Optional[Channel]:
+        nonlocal wake
+        for c, x, _free, _slot_ in group:
+            when = avail[c.name].get(x)
+            if when is None or when > t:
+                if when is not None:
+                    wake = when if wake is None else min(wake, when)
+                return c
+        return None
+
+    def enter(i: int, joins: tuple, j: int, k: int, stage: int, shifted: bool) -> None:
+        """Iteration k is at `stage` from the next cycle on, in segment j (below joins[j]);
+        `shifted`: whether the segment's counter has already moved this cycle."""
+        if stage == joins[j]:
+            at_join[i][j] = k
+        else:
+            seg[i][j].append((k, shifts[i][j] + (0 if shifted else 1) - stage))
+
+    def step_segments(i: int, joins: tuple, late: list, writes: list, lat: int, frozen: bool) -> bool:
+        """One cycle of the segments before the last late read; returns whether the issue stage moves."""
+        nonlocal progress
+        m = len(joins)
+        en = not frozen
+        holds = [False] * m
+        ens = [False] * m  # ens[j]: the segment below joins[j] advances
+        for j in reversed(range(m)):
+            k = at_join[i][j]
+            if k is not None:
+                c = missing_of(late[k][j])
+                if c is not None:
+                    holds[j] = True
+                    empty_waits[c.name] += 1
+                elif en:
+                    for c, x, free, s in late[k][j]:
+                        if free:
+                            frees.append((c.name, s))
+                    at_join[i][j] = None
+                    progress = True
+                    if j == m - 1:
+                        inflight[i].append((t + lat - joins[j], writes[k]))
+                    else:
+                        enter(i, joins, j + 1, k, joins[j] + 1, False)
+            en = en and not holds[j]
+            ens[j] = en
+        for j in reversed(range(m)):
+            if not ens[j] or not seg[i][j]:
+                continue
+            shifts[i][j] += 1
+            progress = True
+            k, base = seg[i][j][0]
+            if shifts[i][j] - base == joins[j]:
+                seg[i][j].popleft()
+                at_join[i][j] = k
+        return ens[0]
+
     while True:
         progress = False
         frees: list[tuple[str, int]] = []
         port_used: set[str] = set()
         pending = False
         wake = None
-        for i, (p, reads, writes) in enumerate(plan):
+        for i, (p, reads, late, writes, joins) in enumerate(plan):
             q = inflight[i]
             frozen = False
             was_frozen[i] = False
@@ -137,21 +213,19 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     last = max(last, t + 1)
             elif q:
                 wake = q[0][0] if wake is None else min(wake, q[0][0])
+            can_issue = not frozen
+            if joins:
+                can_issue = step_segments(i, joins, late, writes, latency.get(p.name, 1), frozen)
+                if any(x is not None for x in at_join[i]) or any(seg[i]):
+                    pending = True
             k = nxt[i]
             if k >= len(reads):
                 pending |= bool(q)
                 continue
             pending = True
-            if frozen:
+            if not can_issue:
                 continue
-            missing = None
-            for c, x, _free, _slot_ in reads[k]:
-                when = avail[c.name].get(x)
-                if when is None or when > t:
-                    missing = c
-                    if when is not None:
-                        wake = when if wake is None else min(wake, when)
-                    break
+            missing = missing_of(reads[k])
             if missing is not None:
                 empty_waits[missing.name] += 1
                 continue
@@ -171,7 +245,10 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             for c, x, free, slot in reads[k]:
                 if free:
                     frees.append((c.name, slot))
-            q.append((t + latency.get(p.name, 1), writes[k]))
+            if joins:
+                enter(i, joins, 0, k, 1, True)
+            else:
+                q.append((t + latency.get(p.name, 1), writes[k]))
             nxt[i] = k + 1
             progress = True
             last = max(last, t + 1)
@@ -179,7 +256,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             fill[name] -= 1
             slots[name].discard(s)
         if not pending:
-            return Timing(last, full_waits, empty_waits, {p.name: nxt[i] for i, (p, _r, _w) in enumerate(plan)})
+            return Timing(last, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)})
         if progress or frees:
             t += 1
         elif wake is not None and wake > t:
@@ -191,9 +268,18 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
 
 
 def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
-           budget_words: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
-    """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after)."""
-    plan = plan_of(net, tables)
+           budget_words: Optional[int] = None,
+           read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> tuple[ProcessNetwork, Timing, Timing]:
+    """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after).
+
+    A FIFO read `s` stages after issue (`read_stage`) first gets `s` more words: read at issue, its
+    values would wait in the pipeline's registers instead, and without them the producer stalls."""
+    late = {(p, port): s for p, ports in (read_stage or {}).items() for port, s in ports.items() if s}
+    lengthened = [replace(c, depth=c.depth + late[(c.consumer, c.sink_port)])
+                  if c.kind != ChannelKind.BUFFER and (c.consumer, c.sink_port) in late else c for c in net.channels]
+    if lengthened != list(net.channels):  # the tables do not depend on depths
+        net = net.with_channels(lengthened, net.stage)
+    plan = plan_of(net, tables, read_stage)
     before = simulate_timing(net, tables, latency, plan=plan)
     if before.cycles is None:
         return net, before, before

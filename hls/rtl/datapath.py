@@ -9,8 +9,9 @@ divider of the operator library (`int_arith.py`), except by a positive power-of-
 is a shift and a mask (with the round-toward-zero bias for signed operands).  Floating-point
 operators and the divider are pipelined modules from the operator library (`operators.py`) with a
 declared latency: their operands are first delayed to a common stage, and their result is valid
-`latency` stages later.  All delay registers and operators advance together on `dp_en`, so the whole
-process stalls as one pipeline.
+`latency` stages later.  Delay registers and operators advance on the enable of their pipeline
+segment: one segment unless some operand is read after issue (`late_reads`), and then the segments
+before such a read stall while it waits and the ones after it drain.
 """
 
 from __future__ import annotations
@@ -63,12 +64,28 @@ class Datapath:
     """Generated lines, the operator modules used, and the stage of every signal."""
 
     lines: list[str] = field(default_factory=list)
-    regs: list[tuple[str, str]] = field(default_factory=list)  # (target, source) delay registers
+    regs: list[tuple[str, str, str]] = field(default_factory=list)  # (target, source, enable) delay registers
     modules: dict[str, OperatorSpec] = field(default_factory=dict)
     stage: dict[str, int] = field(default_factory=dict)
     types: dict[str, ScalarType] = field(default_factory=dict)
     count: int = 0
+    cuts: tuple[int, ...] = ()  # stages where the pipeline splits (late operand reads): see `segment`
+    first_use: dict[str, int] = field(default_factory=dict)  # signal -> earliest stage a consumer takes it
+    spans: list[tuple[int, int]] = field(default_factory=list)  # (start, end) stages of each operator instance
     _delayed: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def segment(self, k: int) -> int:
+        """The pipeline segment holding the transition from stage k to k + 1: one per cut, counted from
+        the issue stage.  Segments stall separately (an operand read late holds only the stages before it)."""
+        return sum(1 for c in self.cuts if c <= k)
+
+    def enable(self, k: int) -> str:
+        return f"en_seg{self.segment(k)}"
+
+    def use(self, name: str, stage: int) -> str:
+        """`name` taken by a consumer at `stage`: records the earliest such stage (`late_reads`)."""
+        self.first_use[name] = min(stage, self.first_use.get(name, stage))
+        return self.at(name, stage)
 
     def wire(self, t: ScalarType, expr: str, stage: int) -> str:
         name = f"n{self.count}"
@@ -97,7 +114,7 @@ class Datapath:
             prev = self.at(name, stage - 1)
             reg = f"{name}_s{stage}"
             self.lines.append(f"{decl(self.types[name], reg, 'reg')};")
-            self.regs.append((reg, prev))
+            self.regs.append((reg, prev, self.enable(stage - 1)))
             self.stage[reg] = stage
             self.types[reg] = self.types[name]
             self._delayed[key] = reg
@@ -105,13 +122,14 @@ class Datapath:
 
     def instance(self, spec: OperatorSpec, operands: list[str], out_t: ScalarType) -> str:
         start = max(self.stage[o] for o in operands)
-        args = [self.at(o, start) for o in operands]
+        args = [self.use(o, start) for o in operands]
         name = f"n{self.count}"
         self.count += 1
         self.modules[spec.module] = spec
+        self.spans.append((start, start + spec.latency))
         self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
         ports = ", ".join(f".{p}({a})" for (p, _w), a in zip(spec.inputs, args))
-        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en(dp_en), {ports}, .y({name}_y));")
+        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({self.enable(start)}), {ports}, .y({name}_y));")
         self.stage[f"{name}_y"] = start + spec.latency
         self.types[f"{name}_y"] = out_t if spec.output_width == out_t.bits else INT32
         if spec.output_width == out_t.bits:
@@ -126,14 +144,34 @@ class Datapath:
         return max(self.stage.values(), default=0)
 
 
+def late_reads(dp: Datapath, ports: list[str]) -> dict[str, int]:
+    """The stage at which each read port is best read, from a datapath built with every port at stage 0.
+
+    An operand that a consumer takes only at stage s (the accumulator of `s + a * b` after the
+    multiplier) can be read from its channel at s instead of at issue: on a recurrence through that
+    operand the chain then waits for the consumer's operator only, not for the whole pipeline.  The
+    stage must be a clean cut, one that no multi-cycle operator straddles, since the stages on either
+    side of it stall separately; a port is read at the latest clean cut at or before its first use."""
+    inside = {k for a, b in dp.spans for k in range(a + 1, b)}
+    out = {}
+    for p in ports:
+        s = dp.first_use.get(p, 0)
+        while s > 0 and s in inside:
+            s -= 1
+        out[p] = s
+    return out
+
+
 def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affine: Callable[[E.AffineValue], str],
-          loc: SourceLoc, library: Mapping[str, OperatorSpec], dp: Datapath | None = None) -> tuple[Datapath, str]:
-    """Lines computing `e`; `reads` maps read access ids to port signals (stage 0), `scalars` args to inputs.
+          loc: SourceLoc, library: Mapping[str, OperatorSpec], dp: Datapath | None = None,
+          read_stage: Mapping[str, int] | None = None) -> tuple[Datapath, str]:
+    """Lines computing `e`; `reads` maps read access ids to port signals, valid at the stage
+    `read_stage` gives them (default 0: read at issue), `scalars` args to inputs (stage 0).
     Passing the `dp` of an earlier call adds `e` to it: a process running several statements has one
     pipeline, so every statement's result is taken at the same (deepest) stage."""
     dp = dp if dp is not None else Datapath()
     for sig in list(reads.values()) + list(scalars.values()):
-        dp.stage[sig] = 0
+        dp.stage[sig] = (read_stage or {}).get(sig, 0)
 
     def op(key: str) -> OperatorSpec:
         spec = library.get(key)
@@ -143,7 +181,7 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
 
     def combine(t: ScalarType, args: list[str], text: Callable[..., str]) -> str:
         s = max(dp.stage[a] for a in args)
-        xs = [dp.at(a, s) for a in args]
+        xs = [dp.use(a, s) for a in args]
         return dp.wire(t, text(*xs), s)
 
     def conv(src: str, s: ScalarType, t: ScalarType) -> str:
@@ -176,6 +214,7 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             mag = combine(UNSIGNED[w], [a], lambda x: f"{x}[{w - 1}] ? -{x} : {x}")
         else:
             mag = a
+        dp.use(mag, dp.stage[mag])
         prod = dp.wide_wire(wide, f"{{{{{wide - w}{{1'b0}}}}, {mag}}} * {wide}'h{m:x}", dp.stage[mag])
         uq = combine(UNSIGNED[w], [prod], lambda p: f"{p}[{sh + w - 1}:{sh}]")
         if t.signed:

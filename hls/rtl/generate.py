@@ -8,6 +8,7 @@ array.  Templates are logic-free: this module computes every name, width and exp
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -87,6 +88,27 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
                       "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
                       "signal": f"pv_{name}"})
     return ports, decls, conns
+
+
+def _carry(port: dict) -> dict:
+    """What a port read late needs from its iteration's issue stage (channel selects, FIFO-with-
+    multiplicity first reads, buffer slots and last reads), packed to travel down the pipeline."""
+    name = f"lc_{port['name']}"
+    fields, unpack, bit = [], [], 0
+    at = f"{name}_{port['stage']}"
+    for c in port["channels"]:
+        ch = c["chan"]
+        parts = [(f"sel0_{ch}", 1, f"wire sel_{ch}")]
+        if c["kind"] == "fifo_mult":
+            parts.append((f"first0_{ch}", 1, f"assign {ch}_first"))
+        if c["kind"] == "buffer":
+            parts.append((f"slot0_{ch}[{c['aw'] - 1}:0]", c["aw"], f"assign {ch}_addr"))
+            parts.append((f"last0_{ch}", 1, f"assign {ch}_last"))
+        for expr, width, target in parts:
+            fields.append(expr)
+            unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
+            bit += width
+    return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
 
 
 def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int]):
@@ -176,7 +198,11 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             groups = [(r.id, r.text, proc.merged) for st in sts for r in st.reads]
             ports, in_decls, in_conns = _in_ports(net, proc, values, groups)
             outs, out_decls, out_conns = _out_ports(net, proc, values)
-            dp, results = member_datapaths(net, proc, scalar_ports)
+            dp, results, read_stage = member_datapaths(net, proc, scalar_ports)
+            for p in ports:
+                p["stage"] = read_stage.get(p["signal"], 0)
+                if p["stage"]:
+                    p["carry"] = _carry(p)
             operators.update(dp.modules)
             used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
             sc = [s for s in scalars if s["name"] in used]
@@ -194,6 +220,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             ctx.update(text=" ; ".join(st.text.replace("\n", " ") for st in sts),
                        port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
                        datapath=dp.lines, regs=dp.regs, stages=dp.depth, values=values_out, width=values_out[0]["width"],
+                       cuts=list(dp.cuts), segment=[dp.segment(k) for k in range(dp.depth + 1)],
                        ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack)
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
@@ -312,43 +339,93 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
     return [", ".join(reversed(g)) for g in reversed(groups)], layout
 
 
-def member_datapaths(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]) -> tuple[datapath.Datapath,
-                                                                                                 list[str]]:
-    """One pipeline computing every member statement of a compute process, and each one's result signal.
+def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
+    """Adds every member statement of a compute process to a datapath; returns each one's result.
 
     A member's affine values (loop counters used as data) are functions of the statement instance;
     in a merged process they are pulled back to the process iteration through the member's instance map."""
     values = net.program.param_values()
     names = dim_names(proc.domain.dim(isl.dim_type.set))
-    dp, results, port = None, [], 0
-    for m in proc.members:
-        st = net.program.statement(m.statement)
+    library = operator_library()
 
-        def affine(e: AffineValue, inst=m.instance) -> str:
-            pa = e.expr
-            if proc.merged:  # the value's own space may be anonymous: name the instance tuple like it
-                tup = pa.get_domain_space().get_tuple_name(isl.dim_type.set)
-                inst = inst.set_tuple_name(isl.dim_type.out, tup) if tup else inst.reset_tuple_id(isl.dim_type.out)
-                pa = pa.pullback_pw_multi_aff(isl.PwMultiAff.from_map(inst))
-            return pw_aff_expr(drop_params(pa, values), names)
+    def build(dp: datapath.Datapath, read_stage: dict[str, int]) -> list[str]:
+        results, port = [], 0
+        for m in proc.members:
+            st = net.program.statement(m.statement)
 
-        reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
-        port += len(st.reads)
-        dp, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, operator_library(), dp)
-        results.append(res)
-    assert dp is not None
-    return dp, results
+            def affine(e: AffineValue, inst=m.instance) -> str:
+                pa = e.expr
+                if proc.merged:  # the value's own space may be anonymous: name the instance tuple like it
+                    tup = pa.get_domain_space().get_tuple_name(isl.dim_type.set)
+                    inst = inst.set_tuple_name(isl.dim_type.out, tup) if tup else inst.reset_tuple_id(isl.dim_type.out)
+                    pa = pa.pullback_pw_multi_aff(isl.PwMultiAff.from_map(inst))
+                return pw_aff_expr(drop_params(pa, values), names)
+
+            reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
+            port += len(st.reads)
+            _, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, library, dp, read_stage)
+            results.append(res)
+        return results
+
+    return build
+
+
+_AT_ISSUE: "weakref.WeakKeyDictionary[Process, datapath.Datapath]" = weakref.WeakKeyDictionary()
+
+
+def _at_issue(net: ProcessNetwork, proc: Process) -> datapath.Datapath:
+    """The process's pipeline with every port read at issue, and the stage each signal is first used
+    at (the cycle model asks for it for every candidate network; processes are shared between them)."""
+    if proc not in _AT_ISSUE:
+        scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
+        dp = datapath.Datapath()
+        for res in _builder(net, proc, scalars)(dp, {}):
+            dp.use(res, dp.depth)
+        _AT_ISSUE[proc] = dp
+    return _AT_ISSUE[proc]
+
+
+def _late_stages(net: ProcessNetwork, proc: Process) -> dict[str, int]:
+    """Read port signal -> the stage it is read at (`datapath.late_reads`).  `net.late_reads` says
+    whether ports fed by a load unit's buffer are read late too: a buffer frees a slot at its value's
+    last read, so a later read may hold the load back (the cycle model chooses, `pipeline._deepened`)."""
+    ids = [r.id for m in proc.members for r in net.program.statement(m.statement).reads]
+    loaded = {c.sink_port for c in net.inputs(proc.name) if net.late_reads == "not-loaded" and
+              c.kind == ChannelKind.BUFFER and net.process(c.producer).kind == ProcessKind.LOAD}
+    stage = datapath.late_reads(_at_issue(net, proc), [f"pv_p{k}" for k, rid in enumerate(ids) if rid not in loaded])
+    stage.update({f"pv_p{k}": 0 for k, rid in enumerate(ids) if rid in loaded})
+    return stage
+
+
+def member_datapaths(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]) -> tuple[datapath.Datapath,
+                                                                                                 list[str], dict[str, int]]:
+    """One pipeline computing every member statement of a compute process, each one's result signal,
+    and the stage each read port is read at: built with the late ports and the segment cuts they
+    make, after `_at_issue` found the stage each operand is first needed at."""
+    stage = _late_stages(net, proc)
+    dp = datapath.Datapath(cuts=tuple(sorted({s for s in stage.values() if s > 0})))
+    results = _builder(net, proc, scalar_ports)(dp, stage)
+    assert dp.depth == _at_issue(net, proc).depth, proc.name
+    return dp, results, stage
+
+
+def read_stages(net: ProcessNetwork) -> dict[str, dict[str, int]]:
+    """Per compute process, the pipeline stage at which each read port (access id) takes its operand."""
+    out = {}
+    for proc in net.iter_compute():
+        stage = _late_stages(net, proc)
+        ids = [r.id for m in proc.members for r in net.program.statement(m.statement).reads]
+        out[proc.name] = {rid: stage[f"pv_p{k}"] for k, rid in enumerate(ids)}
+    return out
 
 
 def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
     """Cycles from starting an iteration to its results entering their channels, per process: the
     input register, the datapath stages and the output register; a load adds the memory latency."""
-    scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
     out = {}
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
-            dp, _ = member_datapaths(net, proc, scalars)
-            out[proc.name] = dp.depth + 2
+            out[proc.name] = _at_issue(net, proc).depth + 2
         elif proc.kind == ProcessKind.LOAD:
             out[proc.name] = memory_latency + 2
         else:
