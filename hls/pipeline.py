@@ -17,7 +17,7 @@ from .dpn.network import ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.partition import build_network, slab_groups
-from .dpn.timing import Timing, deepen
+from .dpn.timing import Timing, deepen, model
 from .rtl.generate import process_latencies, read_stages
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
                           slabs_independent, tile_program, with_fission)
@@ -127,19 +127,18 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
 def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options) -> tuple[ProcessNetwork, Timing, Timing]:
     """`deepen` with operands read late (`net.late_reads`): a late read shortens a recurrence, but
     an operand from a load unit's buffer then frees its slot later and may hold the load back (heat-3d),
-    so both policies are modelled when they differ and the faster network is kept."""
+    so both policies are modelled when they differ and the faster one is kept."""
     latency = process_latencies(net)
-    budget = max(256, opts.local_words // 4)
     stages = read_stages(net)
-    out = deepen(net, tables, latency, budget_words=budget, read_stage=stages)
+    best = model(net, tables, latency, stages)
     alt = net.with_channels(list(net.channels), net.stage)
     alt.late_reads = "not-loaded"
     alt_stages = read_stages(alt)
-    if alt_stages != stages:
-        other = deepen(alt, tables, latency, budget_words=budget, read_stage=alt_stages)
-        if other[2].cycles is not None and (out[2].cycles is None or other[2].cycles < out[2].cycles):
-            out = other
-    return out
+    if alt_stages != stages:  # compared at the sequential sizes; only the faster one is deepened
+        other = model(alt, tables, latency, alt_stages)
+        if other.before.cycles is not None and (best.before.cycles is None or other.before.cycles < best.before.cycles):
+            best = other
+    return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))
 
 
 # (per band, light processes only, no dependent pair in a process): the bin packings tried, in order

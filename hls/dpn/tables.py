@@ -7,6 +7,7 @@ and the DPN simulator work on these tables; isl stays the source of truth for wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import islpy as isl
 
@@ -27,6 +28,7 @@ class ChannelTable:
     pairs: list[tuple[Point, Point]]  # (producer iteration, consumer iteration), sorted by consumer time
     source: dict[Point, Point]  # consumer iteration -> producer iteration
     readers: dict[Point, list[Point]]  # producer iteration -> consumer iterations in consumer order
+    timing: Optional[tuple] = None  # the cycle model's per-iteration reads and writes (timing.plan_of)
 
 
 def process_table(p: Process) -> ProcessTable:

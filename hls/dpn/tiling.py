@@ -20,6 +20,8 @@ exactly with isl.
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
@@ -125,38 +127,53 @@ def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool
     isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the fused
     candidate of `--tile auto`) is not worth an unbounded wait.  The child hands back the printed
     schedule, so the result is the one computed in-process; only a program that takes longer than
-    the limit loses the candidate."""
-    import multiprocessing as mp
+    the limit loses the candidate.  A bare `os.fork` rather than `multiprocessing`: the compiler also
+    runs inside pool workers (the benchmark's), which multiprocessing forbids to have children."""
+    import os
+    import select
+    import signal
 
-    try:
-        ctx = mp.get_context("fork")
-    except ValueError:  # no fork on this platform: compute in-process
+    if not hasattr(os, "fork"):  # no fork on this platform: compute in-process
         return _compute_schedule(sc, whole_component)
-    recv, send = ctx.Pipe(duplex=False)
-
-    def child() -> None:
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: print the schedule (or "!" and the isl error) into the pipe, then leave at once
+        os.close(rfd)
         try:
-            send.send(str(_compute_schedule(sc, whole_component)))
-        except isl.Error as e:
-            send.send(isl.Error(str(e)))
-
-    proc = ctx.Process(target=child, daemon=True)
-    proc.start()
-    send.close()
+            try:
+                text = str(_compute_schedule(sc, whole_component))
+            except isl.Error as e:
+                text = "!" + str(e)
+            data = text.encode()
+            while data:
+                data = data[os.write(wfd, data):]
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
     try:
-        if not recv.poll(seconds):
-            raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
-        try:
-            got = recv.recv()
-        except EOFError:
-            raise isl.Error("the isl scheduler's process ended without a schedule") from None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([rfd], [], [], left)[0]:
+                raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
+            chunk = os.read(rfd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
     finally:
-        proc.kill()
-        proc.join()
-        recv.close()
-    if isinstance(got, Exception):
-        raise got
-    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, got)
+        os.close(rfd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    text = b"".join(chunks).decode()
+    if not text:
+        raise isl.Error("the isl scheduler's process ended without a schedule")
+    if text.startswith("!"):
+        raise isl.Error(text[1:])
+    return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
 
 
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *, fuse: bool = False) -> list[TileBand]:

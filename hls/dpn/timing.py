@@ -61,34 +61,47 @@ class Plan:
     ports: dict[str, list[str]]
 
 
+def _channel_plan(c: Channel, tables: NetworkTables, index: dict[str, dict[tuple, int]]) -> tuple[list, list]:
+    """(consumer iteration index, value, frees its word, slot) per read and (producer iteration index,
+    value, slot) per write of one channel; kept in its table, which every trial of a network shares."""
+    tab = tables.channel(c)
+    key = (c.kind, c.moduli)
+    if tab.timing is None or tab.timing[0] != key:
+        reads, writes = [], []
+        into, outof = index[c.consumer], index[c.producer]
+        for x, ys in tab.readers.items():
+            free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
+            slot = _slot(c, x)
+            writes.append((outof[x], x, slot))
+            for y in ys:
+                reads.append((into[y], x, y == free_at, slot))
+        tab.timing = (key, reads, writes)
+    return tab.timing[1], tab.timing[2]
+
+
 def plan_of(net: ProcessNetwork, tables: NetworkTables,
             read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> Plan:
     """`read_stage`: per compute process, the stage each read port (access id) is taken at (default 0)."""
     procs = list(net.processes)
     chans = list(net.channels)
+    index = {p.name: {x: k for k, x in enumerate(tables.process(p.name).iterations)} for p in procs}
     steps = []
     for p in procs:
-        its = tables.process(p.name).iterations
+        n = len(index[p.name])
         stage_of = dict((read_stage or {}).get(p.name, {}))
         ins = net.inputs(p.name)
         joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
         group = {s: k for k, s in enumerate(joins)}
-        reads: list[list[tuple[Channel, tuple, bool, int]]] = [[] for _ in its]
-        late: list[tuple[list, ...]] = [tuple([] for _ in joins) for _ in its]
-        writes: list[list[tuple[Channel, tuple, int]]] = [[] for _ in its]
-        index = {x: k for k, x in enumerate(its)}
+        reads: list[list[tuple[Channel, tuple, bool, int]]] = [[] for _ in range(n)]
+        late: list[tuple[list, ...]] = [tuple([] for _ in joins) for _ in range(n)]
+        writes: list[list[tuple[Channel, tuple, int]]] = [[] for _ in range(n)]
         for c in ins:
-            tab = tables.channel(c)
             s = stage_of.get(c.sink_port, 0)
-            for x, ys in tab.readers.items():
-                free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
-                slot = _slot(c, x)
-                for y in ys:
-                    (late[index[y]][group[s]] if s else reads[index[y]]).append((c, x, y == free_at, slot))
+            for k, x, free, slot in _channel_plan(c, tables, index)[0]:
+                (late[k][group[s]] if s else reads[k]).append((c, x, free, slot))
         for c in net.outputs(p.name):
-            tab = tables.channel(c)
-            for x in tab.readers:
-                writes[index[x]].append((c, x, _slot(c, x)))
+            for k, x, slot in _channel_plan(c, tables, index)[1]:
+                writes[k].append((c, x, slot))
         steps.append((p, reads, late, writes, tuple(joins)))
     ports: dict[str, list[str]] = {}
     for p in procs:
@@ -267,20 +280,33 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             return Timing(None, full_waits, empty_waits)
 
 
-def deepen(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
-           budget_words: Optional[int] = None,
-           read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> tuple[ProcessNetwork, Timing, Timing]:
-    """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after).
+@dataclass
+class Modelled:
+    """A network ready for `deepen`: FIFOs read late already lengthened, its plan, the model's run."""
 
-    A FIFO read `s` stages after issue (`read_stage`) first gets `s` more words: read at issue, its
-    values would wait in the pipeline's registers instead, and without them the producer stalls."""
+    net: ProcessNetwork
+    plan: Plan
+    before: Timing
+
+
+def model(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
+          read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> Modelled:
+    """The cycle model of a sized network.  A FIFO read `s` stages after issue (`read_stage`) first
+    gets `s` more words: read at issue, its values would wait in the pipeline's registers instead, and
+    without them the producer stalls."""
     late = {(p, port): s for p, ports in (read_stage or {}).items() for port, s in ports.items() if s}
     lengthened = [replace(c, depth=c.depth + late[(c.consumer, c.sink_port)])
                   if c.kind != ChannelKind.BUFFER and (c.consumer, c.sink_port) in late else c for c in net.channels]
     if lengthened != list(net.channels):  # the tables do not depend on depths
         net = net.with_channels(lengthened, net.stage)
     plan = plan_of(net, tables, read_stage)
-    before = simulate_timing(net, tables, latency, plan=plan)
+    return Modelled(net, plan, simulate_timing(net, tables, latency, plan=plan))
+
+
+def deepen(modelled: Modelled, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
+           budget_words: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
+    """Grow FIFOs that producers wait on (module docstring); returns (network, model before, after)."""
+    net, plan, before = modelled.net, modelled.plan, modelled.before
     if before.cycles is None:
         return net, before, before
     depth = {c.name: c.depth for c in net.channels}

@@ -162,6 +162,37 @@ def test_example_parallel_matches_gcc(path, parallel):
         assert sum(iu.card(m.domain) for m in runs) == iu.card(st.domain)
 
 
+def _mvt_constraints():
+    from hls.dpn import tiling as tl
+
+    path = ROOT / "examples" / "mvt.c"
+    prog = run(Options(str(path), params=example_params(path), tile="none")).program
+    dom = isl.UnionSet.empty(prog.schedule.get_space().params())
+    for st in prog.statements:
+        dom = dom.union(isl.UnionSet.from_set(st.domain))
+    deps = conflicts(prog)
+    return isl.ScheduleConstraints.on_domain(dom).set_validity(deps).set_coincidence(deps).set_proximity(
+        deps.union(tl.read_reuse(prog)))
+
+
+def _bounded_in_worker(_arg) -> str:
+    from hls.dpn import tiling as tl
+
+    return str(tl._compute_schedule_bounded(_mvt_constraints(), True, 60.0))
+
+
+def test_fused_scheduling_runs_inside_a_pool_worker():
+    """Pool workers are daemonic and multiprocessing forbids them children: the benchmark compiles
+    in such workers, so the time-bounded scheduler must fork without multiprocessing."""
+    import multiprocessing as mp
+
+    from hls.dpn import tiling as tl
+
+    with mp.get_context("fork").Pool(1) as pool:
+        got = pool.map(_bounded_in_worker, [0])[0]
+    assert got == str(tl._compute_schedule(_mvt_constraints(), True))
+
+
 def test_fused_scheduling_is_bounded_in_time():
     """The fused candidate's isl scheduling runs in a forked child with a time limit (fuzzer seed 859
     kept isl busy for more than ten minutes): the schedule handed back is the one computed in-process,
