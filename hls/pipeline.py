@@ -125,17 +125,17 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
 
 
 def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options) -> tuple[ProcessNetwork, Timing, Timing]:
-    """`deepen` with operands read late (`net.late_reads`): a late read shortens a recurrence, but
-    an operand from a load unit's buffer then frees its slot later and may hold the load back (heat-3d),
-    so both policies are modelled when they differ and the faster one is kept."""
+    """`deepen`, with operands read at the stage that needs them (`net.late_reads`) or all at issue,
+    whichever the cycle model finds faster at the sequential sizes (only that one is deepened).  A
+    late read shortens a recurrence, but its value then waits in its channel instead of the pipeline:
+    a buffer slot is freed later and may hold its producer back (heat-3d's load buffers)."""
     latency = process_latencies(net)
     stages = read_stages(net)
     best = model(net, tables, latency, stages)
-    alt = net.with_channels(list(net.channels), net.stage)
-    alt.late_reads = "not-loaded"
-    alt_stages = read_stages(alt)
-    if alt_stages != stages:  # compared at the sequential sizes; only the faster one is deepened
-        other = model(alt, tables, latency, alt_stages)
+    if any(s for per in stages.values() for s in per.values()):
+        issue = net.with_channels(list(net.channels), net.stage)
+        issue.late_reads = False
+        other = model(issue, tables, latency, read_stages(issue))
         if other.before.cycles is not None and (best.before.cycles is None or other.before.cycles < best.before.cycles):
             best = other
     return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))

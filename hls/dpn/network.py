@@ -135,9 +135,9 @@ class ProcessNetwork:
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
         self.partition = (1, False)  # (parallel parts, uniform) of `partition.build_network`
-        # which operands compute processes read after issue (hls.rtl.datapath.late_reads): "all" the
-        # ones first needed later, or "not-loaded" (ports fed by a load unit's buffer read at issue)
-        self.late_reads = "all"
+        # whether compute processes read operands first needed after issue at that stage
+        # (hls.rtl.datapath.late_reads) or every operand at issue; the cycle model chooses
+        self.late_reads = True
         self.graph = nx.MultiDiGraph()
         self.notes: list[str] = []
 

@@ -134,12 +134,20 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     at_join: list[list] = [[None] * len(step[4]) for step in plan]
     seg: list[list[deque]] = [[deque() for _ in step[4]] for step in plan]
     shifts: list[list[int]] = [[0] * len(step[4]) for step in plan]
+    before_last = [0] * len(plan)  # iterations issued and not past the last late read
+    done = [False] * len(plan)  # every iteration issued and past its late reads
+    lat_of = [latency.get(step[0].name, 1) for step in plan]
+    mem_unit = [step[0].kind in (ProcessKind.LOAD, ProcessKind.STORE) for step in plan]
     full_waits = {c.name: 0 for c in chans}
     empty_waits = {c.name: 0 for c in chans}
     port_turn = {a: 0 for a in ports}
     was_frozen = [False] * len(plan)
     t = 0
     last = 0
+
+    def wake_at(when: int) -> None:
+        nonlocal wake
+        wake = when if wake is None else min(wake, when)
 
     def missing_of(group: list) -> Optional[Channel]:
         nonlocal wake
@@ -162,38 +170,49 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     def step_segments(i: int, joins: tuple, late: list, writes: list, lat: int, frozen: bool) -> bool:
         """One cycle of the segments before the last late read; returns whether the issue stage moves."""
         nonlocal progress
+        if not before_last[i]:
+            return not frozen
         m = len(joins)
+        here, below, counter = at_join[i], seg[i], shifts[i]
         en = not frozen
-        holds = [False] * m
         ens = [False] * m  # ens[j]: the segment below joins[j] advances
-        for j in reversed(range(m)):
-            k = at_join[i][j]
+        for j in range(m - 1, -1, -1):
+            k = here[j]
             if k is not None:
-                c = missing_of(late[k][j])
-                if c is not None:
-                    holds[j] = True
-                    empty_waits[c.name] += 1
+                group = late[k][j]
+                missing = None
+                for c, x, _free, _s in group:
+                    when = avail[c.name].get(x)
+                    if when is None or when > t:
+                        missing = c
+                        if when is not None:
+                            wake_at(when)
+                        break
+                if missing is not None:
+                    empty_waits[missing.name] += 1
+                    en = False
                 elif en:
-                    for c, x, free, s in late[k][j]:
+                    for c, x, free, s in group:
                         if free:
                             frees.append((c.name, s))
-                    at_join[i][j] = None
+                    here[j] = None
                     progress = True
                     if j == m - 1:
                         inflight[i].append((t + lat - joins[j], writes[k]))
+                        before_last[i] -= 1
                     else:
                         enter(i, joins, j + 1, k, joins[j] + 1, False)
-            en = en and not holds[j]
             ens[j] = en
-        for j in reversed(range(m)):
-            if not ens[j] or not seg[i][j]:
+        for j in range(m - 1, -1, -1):
+            q_ = below[j]
+            if not ens[j] or not q_:
                 continue
-            shifts[i][j] += 1
+            counter[j] += 1
             progress = True
-            k, base = seg[i][j][0]
-            if shifts[i][j] - base == joins[j]:
-                seg[i][j].popleft()
-                at_join[i][j] = k
+            k, base = q_[0]
+            if counter[j] - base == joins[j]:
+                q_.popleft()
+                here[j] = k
         return ens[0]
 
     while True:
@@ -204,6 +223,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
         wake = None
         for i, (p, reads, late, writes, joins) in enumerate(plan):
             q = inflight[i]
+            if not q and done[i]:
+                continue
             frozen = False
             was_frozen[i] = False
             if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
@@ -228,11 +249,13 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 wake = q[0][0] if wake is None else min(wake, q[0][0])
             can_issue = not frozen
             if joins:
-                can_issue = step_segments(i, joins, late, writes, latency.get(p.name, 1), frozen)
-                if any(x is not None for x in at_join[i]) or any(seg[i]):
+                can_issue = step_segments(i, joins, late, writes, lat_of[i], frozen)
+                if before_last[i]:
                     pending = True
             k = nxt[i]
             if k >= len(reads):
+                if before_last[i] == 0:
+                    done[i] = True
                 pending |= bool(q)
                 continue
             pending = True
@@ -242,7 +265,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             if missing is not None:
                 empty_waits[missing.name] += 1
                 continue
-            if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
+            if mem_unit[i]:
                 users = ports[p.array]
                 if p.array in port_used:
                     continue
@@ -260,8 +283,9 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     frees.append((c.name, slot))
             if joins:
                 enter(i, joins, 0, k, 1, True)
+                before_last[i] += 1
             else:
-                q.append((t + latency.get(p.name, 1), writes[k]))
+                q.append((t + lat_of[i], writes[k]))
             nxt[i] = k + 1
             progress = True
             last = max(last, t + 1)

@@ -386,15 +386,13 @@ def _at_issue(net: ProcessNetwork, proc: Process) -> datapath.Datapath:
 
 
 def _late_stages(net: ProcessNetwork, proc: Process) -> dict[str, int]:
-    """Read port signal -> the stage it is read at (`datapath.late_reads`).  `net.late_reads` says
-    whether ports fed by a load unit's buffer are read late too: a buffer frees a slot at its value's
-    last read, so a later read may hold the load back (the cycle model chooses, `pipeline._deepened`)."""
-    ids = [r.id for m in proc.members for r in net.program.statement(m.statement).reads]
-    loaded = {c.sink_port for c in net.inputs(proc.name) if net.late_reads == "not-loaded" and
-              c.kind == ChannelKind.BUFFER and net.process(c.producer).kind == ProcessKind.LOAD}
-    stage = datapath.late_reads(_at_issue(net, proc), [f"pv_p{k}" for k, rid in enumerate(ids) if rid not in loaded])
-    stage.update({f"pv_p{k}": 0 for k, rid in enumerate(ids) if rid in loaded})
-    return stage
+    """Read port signal -> the stage it is read at (`datapath.late_reads`; stage 0 for every port
+    when `net.late_reads` is off, which the cycle model may prefer: a buffer frees a slot at its
+    value's last read, so a later read may hold the producer back, `pipeline._deepened`)."""
+    ports = [f"pv_p{k}" for k in range(sum(len(net.program.statement(m.statement).reads) for m in proc.members))]
+    if not net.late_reads:
+        return {p: 0 for p in ports}
+    return datapath.late_reads(_at_issue(net, proc), ports)
 
 
 def member_datapaths(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]) -> tuple[datapath.Datapath,
