@@ -46,6 +46,7 @@ def network_to_json(net: ProcessNetwork) -> dict:
             for c in net.channels
         ],
         "notes": list(net.notes),
+        "late_reads": net.late_reads,
     }
 
 
@@ -74,6 +75,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
             tuple(c["moduli"]), c["max_live"],
         ))
     net.notes = list(data.get("notes", []))
+    net.late_reads = bool(data.get("late_reads", True))
     return net
 
 

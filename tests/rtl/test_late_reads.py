@@ -95,3 +95,21 @@ def test_late_reads_shorten_recurrences_in_the_model_and_in_rtl(tmp_path, rtl_ca
             est = res.timing["estimated_cycles"]
             assert abs(est - out.cycles) <= 0.15 * out.cycles, (est, out.cycles)
             assert out.cycles < 0.85 * at_issue, (out.cycles, at_issue)
+
+
+def test_reading_everything_at_issue_is_a_network_property_that_round_trips():
+    """`ProcessNetwork.late_reads` off: every port at stage 0, the RTL reads nothing late, and
+    `dpn.json` keeps the choice (the Verilog of a reloaded network must match the modelled one)."""
+    import json
+
+    from hls.dpn.serialize import network_from_json, network_to_json
+
+    path = ROOT / "examples" / "atax.c"
+    res = run(Options(str(path), params=example_params(path), tile="auto"))
+    net = res.network.with_channels(list(res.network.channels), res.network.stage)
+    net.late_reads = False
+    assert all(s == 0 for per in read_stages(net).values() for s in per.values())
+    assert not any("read at stage" in text for text in generate(net).rtl.values())
+    back = network_from_json(json.loads(json.dumps(network_to_json(net))), res.program)
+    assert back.late_reads is False
+    assert read_stages(back) == read_stages(net)
