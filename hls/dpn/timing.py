@@ -88,7 +88,7 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
     steps = []
     for p in procs:
         n = len(index[p.name])
-        stage_of = dict((read_stage or {}).get(p.name, {}))
+        stage_of = (read_stage or {}).get(p.name, {})
         ins = net.inputs(p.name)
         joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
         group = {s: k for k, s in enumerate(joins)}
@@ -145,10 +145,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     t = 0
     last = 0
 
-    def wake_at(when: int) -> None:
-        nonlocal wake
-        wake = when if wake is None else min(wake, when)
-
     def missing_of(group: list) -> Optional[Channel]:
         nonlocal wake
         for c, x, _free, _slot_ in group:
@@ -180,14 +176,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             k = here[j]
             if k is not None:
                 group = late[k][j]
-                missing = None
-                for c, x, _free, _s in group:
-                    when = avail[c.name].get(x)
-                    if when is None or when > t:
-                        missing = c
-                        if when is not None:
-                            wake_at(when)
-                        break
+                missing = missing_of(group)
                 if missing is not None:
                     empty_waits[missing.name] += 1
                     en = False
