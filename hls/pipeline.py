@@ -223,15 +223,26 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
 
 
 def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
-    """`--tile auto`: the scheduler's own groups, and, when it differs, one band per component with the
-    read reuse as proximity (`tiling.schedule_bands`); the cycle model picks between them."""
+    """`--tile auto`: the scheduler's own groups and, when they split statements that share an array,
+    one band per component with the read reuse as proximity, and one aligned on the reads two
+    statements share (`tiling.schedule_bands`); the cycle model picks between them."""
     plain = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order)
     if not _fusion_may_help(program, plain):
         return [plain]
-    fused = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fuse=True)
-    if not fused.is_tiled or fused.describe() == plain.describe():
-        return [plain]
-    return [plain, fused]
+    out, seen = [plain], {_bands_key(plain)}
+    for fusion in ("fused", "aligned"):
+        t = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fusion=fusion)
+        if t.is_tiled and _bands_key(t) not in seen:
+            seen.add(_bands_key(t))
+            out.append(t)
+    return out
+
+
+def _bands_key(t: Tiling) -> tuple:
+    """Groups, hyperplanes and tile sizes: two tilings with one key differ in nothing the point order
+    variants do not try (their source-order schedules may coincide while the hyperplanes differ)."""
+    return tuple((b.statements, tuple(sorted((st, str(m)) for st, m in b.hyperplanes.items())), b.sizes)
+                 for b in t.bands)
 
 
 def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
@@ -246,7 +257,7 @@ def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
 
 
 def _variant_name(t: Tiling, n_bases: int) -> str:
-    bands = ("fused bands, " if t.fused else "separate bands, ") if n_bases > 1 else ""
+    bands = f"{t.fusion} bands, " if n_bases > 1 else ""
     return f"{bands}point order `{t.point_order}`"
 
 

@@ -138,7 +138,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     parallel, uniform = getattr(net, "partition", (int(getattr(options, "parallel", 1) or 1), False))
     fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
-    fuse = {"fuse": True} if getattr(t, "fused", False) else {}
+    fusion = getattr(t, "fusion", "separate")
     t_start = time.perf_counter()
     cache: dict[int, dict] = {}
     slowest = [0.0]
@@ -157,7 +157,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
             prog = check_bounds(extract(kernel.func, kernel.typedefs, kernel.path, kernel.scop))
             prog = analyze_dataflow(bind_params(prog, {**params, **{k: v for k, v in vals.items() if k in params}}))
             tiling = tile_program(prog, [ratio_of[k] * b if k in ratio_of else whole for k in range(cut[-1] + 1)],
-                                  point_order=t.point_order, **fuse)
+                                  point_order=t.point_order, fusion=fusion)
         except (CompileError, UsageError) as e:
             sizes_b = ", ".join(f"{k}={v}" for k, v in vals.items())
             raise _Unavailable(f"re-compiling at b = {b} ({sizes_b}) failed (sizes that do not scale with the "

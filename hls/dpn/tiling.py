@@ -55,13 +55,22 @@ class TileBand:
         return len(self.coincident)
 
     def describe(self) -> str:
-        hyper = ", ".join(self._hyper_text(d) for d in range(self.depth))
-        return f"{{{', '.join(self.statements)}}}: hyperplanes ({hyper}) tiles {'x'.join(map(str, self.sizes))}" + \
+        deepest = self._deepest()
+        hyper = ", ".join(self._hyper_text(deepest, d) for d in range(self.depth))
+        n_in = self.hyperplanes[deepest].dim(isl.dim_type.in_) if self.depth else 0
+        others = [f"{st}: ({', '.join(self._hyper_text(st, d) for d in range(self.depth))})"
+                  for st in self.statements if self.depth and st != deepest
+                  and self.hyperplanes[st].dim(isl.dim_type.in_) == n_in]
+        others = [o for o in others if o.split(": ", 1)[1] != f"({hyper})"]
+        return f"{{{', '.join(self.statements)}}}: hyperplanes ({hyper})" + \
+               (f" ({'; '.join(others)})" if others else "") + f" tiles {'x'.join(map(str, self.sizes))}" + \
                (", one statement after another inside tiles" if self.fission else "") + \
                (f", point order ({', '.join(self.point_order)})" if self.point_order else ", source order inside tiles")
 
-    def _hyper_text(self, d: int) -> str:
-        st = max(self.hyperplanes, key=lambda n: self.hyperplanes[n].dim(isl.dim_type.in_))  # the deepest
+    def _deepest(self) -> str:
+        return max(self.hyperplanes, key=lambda n: self.hyperplanes[n].dim(isl.dim_type.in_))
+
+    def _hyper_text(self, st: str, d: int) -> str:
         affs: list[str] = []
         isl.PwMultiAff.from_map(self.hyperplanes[st]).get_pw_aff(d).foreach_piece(
             lambda _s, aff: affs.append(str(aff).rsplit("->", 1)[1].strip(" }[]()")))
@@ -78,7 +87,7 @@ class Tiling:
     band_dims: int  # leading time dimensions that identify a tile band
     reason: str
     point_order: str = "original"
-    fused: bool = False  # bands come from `schedule_bands(fuse=True)` (statements sharing arrays together)
+    fusion: str = "separate"  # how `schedule_bands` grouped the statements (FUSION_MODES)
 
     @property
     def is_tiled(self) -> bool:
@@ -98,14 +107,31 @@ def no_tiling(program: PolyProgram, reason: str = "tiling not requested") -> Til
     return Tiling((), (), program.schedule, 0, reason)
 
 
-def read_reuse(program: PolyProgram) -> isl.UnionMap:
+def read_reuse(program: PolyProgram, *, across: bool = False) -> isl.UnionMap:
     """Pairs of instances reading one element, in original order (input dependences): reuse that no
-    dataflow edge shows, e.g. two statements reading one matrix in bicg or mvt."""
+    dataflow edge shows, e.g. two statements reading one matrix in bicg or mvt.  With `across`, only
+    pairs of two different statements."""
     reads = isl.UnionMap.empty(program.schedule.get_space())
     for st in program.statements:
         for a in st.reads:
             reads = reads.union(isl.UnionMap.from_map(a.relation.intersect_domain(st.domain)))
-    return reads.apply_range(reads.reverse()).intersect(program.schedule.lex_lt_union_map(program.schedule))
+    pairs = reads.apply_range(reads.reverse()).intersect(program.schedule.lex_lt_union_map(program.schedule))
+    if across:
+        pairs = iu.union((isl.UnionMap.from_map(m) for m in iu.union_map_pieces(pairs)
+                          if m.get_tuple_name(isl.dim_type.in_) != m.get_tuple_name(isl.dim_type.out)),
+                         isl.UnionMap.empty(pairs.get_space()))
+    return pairs
+
+
+def coincident_members(hyperplanes: dict, deps: isl.UnionMap, depth: int) -> tuple[bool, ...]:
+    """Which hyperplanes of a band no dependence between its statements crosses (distance 0)."""
+    h = iu.union((isl.UnionMap.from_map(m) for m in hyperplanes.values()), isl.UnionMap.empty(deps.get_space()))
+    deltas = iu.union_set_pieces(deps.apply_domain(h).apply_range(h).deltas())
+    flags = []
+    for d in range(depth):
+        zero = isl.Set(f"{{ [{', '.join(f'x{k}' for k in range(depth))}] : x{d} = 0 }}")
+        flags.append(all(piece.is_subset(zero.align_params(piece.get_space())) for piece in deltas))
+    return tuple(flags)
 
 
 def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool) -> isl.Schedule:
@@ -176,26 +202,40 @@ def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
 
 
-def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *, fuse: bool = False) -> list[TileBand]:
+FUSION_MODES = ("separate", "fused", "aligned")
+
+
+def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
+                   fusion: str = "separate") -> list[TileBand]:
     """Statement groups and their outermost permutable band, from the isl scheduler.
 
-    Validity and coincidence constraints are all conflicting access pairs; proximity is the
-    dataflow, so the scheduler favours bands along which values are reused.  With `fuse`, proximity
-    also holds the read reuse and the scheduler looks for one band over each whole component: statements
-    that only share an array they read then land in one tile band, which loads it once (chapter 4:
-    bands are the reuse units) instead of once per group."""
+    Validity is every conflicting access pair.  `separate`: coincidence too (the scheduler looks for
+    hyperplanes no dependence crosses) and proximity is the dataflow, so the scheduler favours bands
+    along which values are reused.  `fused`: proximity also holds the read reuse and the scheduler
+    looks for one band over each whole component: statements that only share an array they read
+    then land in one tile band, which loads it once (chapter 4: bands are the reuse units) instead
+    of once per group.  `aligned`: as `fused`, but without coincidence constraints and with only the
+    read reuse between different statements as extra proximity, so that statements reading one
+    element get the same time stamp when that is legal (mvt's `A[i][j]` and `A[j][i]`): coincidence
+    would rather keep each statement's parallel loop outermost and read the matrix in transposed
+    orders.  Coincident members are then computed from the dependences."""
+    if fusion not in FUSION_MODES:
+        raise ValueError(f"unknown fusion mode {fusion!r}")
     deps = conflicts(program) if deps is None else deps
     dom = iu.union((isl.UnionSet.from_set(s.domain) for s in program.statements),
                    isl.UnionSet.empty(program.schedule.get_space().params()))
     flow = iu.union((isl.UnionMap.from_map(d.relation) for d in program.flow.dependences),
                     isl.UnionMap.empty(dom.get_space())) if program.flow is not None else deps
-    if fuse:
-        flow = flow.union(read_reuse(program))
+    if fusion != "separate":
+        flow = flow.union(read_reuse(program, across=fusion == "aligned"))
     sc = (isl.ScheduleConstraints.on_domain(iu.reread(dom)).set_validity(iu.reread(deps))
-          .set_coincidence(iu.reread(deps)).set_proximity(iu.reread(flow)))
+          .set_proximity(iu.reread(flow)))
+    if fusion != "aligned":
+        sc = sc.set_coincidence(iu.reread(deps))
     order = [s.name for s in program.statements]
     try:
-        sched = _compute_schedule_bounded(sc, True, FUSED_SCHEDULE_SECONDS) if fuse else _compute_schedule(sc, False)
+        sched = (_compute_schedule(sc, False) if fusion == "separate"
+                 else _compute_schedule_bounded(sc, True, FUSED_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         return [TileBand(tuple(order), {}, (), (), ())]
@@ -223,7 +263,10 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
             st = iu.tuple_name(m)
             keep = m.project_out(isl.dim_type.out, n, m.dim(isl.dim_type.out) - n)
             hyper[st] = iu.reread(keep.intersect_domain(program.statement(st).domain))
-        coinc = tuple(bool(band.band_member_get_coincident(d)) for d in range(n))
+        if fusion == "aligned":
+            coinc = coincident_members(hyper, deps, n)
+        else:
+            coinc = tuple(bool(band.band_member_get_coincident(d)) for d in range(n))
         lows, extents = _ranges(hyper, n)
         below = {}
         for m in iu.union_map_pieces(band.get_subtree_schedule_union_map()):
@@ -392,24 +435,24 @@ def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
 
 
 def _finish(program: PolyProgram, bands: list[TileBand], point_order: str, reason: str,
-            deps: isl.UnionMap, fused: bool = False) -> Tiling:
+            deps: isl.UnionMap, fusion: str = "separate") -> Tiling:
     mode = "original" if point_order == "latency" else point_order
     kmax = max(b.depth for b in bands)
     first = next(b for b in bands if b.depth)
     base = Tiling(first.sizes, tuple(bands), isl.UnionMap.empty(program.schedule.get_space()), kmax, reason, mode,
-                  fused)
+                  fusion)
     out = with_point_order(program, base, mode, deps)
     return out if out is not None else no_tiling(program, "the scheduler's band did not give a legal tiling")
 
 
 def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str = "latency",
-                 deps: Optional[isl.UnionMap] = None, fuse: bool = False) -> Tiling:
+                 deps: Optional[isl.UnionMap] = None, fusion: str = "separate") -> Tiling:
     """Tile the outer `len(sizes)` hyperplanes of every group's band by the given sizes (the other
-    hyperplanes of a band are not cut: one tile spans them); `fuse` as in `schedule_bands`."""
+    hyperplanes of a band are not cut: one tile spans them); `fusion` as in `schedule_bands`."""
     if any(t < 1 for t in sizes):
         raise CompileError(program.loc, f"--tile: tile sizes must be positive, got {list(sizes)}")
     deps = conflicts(program) if deps is None else deps
-    bands = schedule_bands(program, deps, fuse=fuse)
+    bands = schedule_bands(program, deps, fusion=fusion)
     depth = max((b.depth for b in bands), default=0)
     if len(sizes) > depth:
         raise CompileError(program.loc, f"--tile gives {len(sizes)} sizes but the deepest permutable band the "
@@ -419,7 +462,7 @@ def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str
         k = min(len(sizes), b.depth)
         sz = tuple(sizes[:k]) + tuple(b.extents[k:])
         out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, sz, inner=b.inner))
-    return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps, fuse)
+    return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps, fusion)
 
 
 def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
@@ -436,7 +479,7 @@ def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
 
 
 def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
-                point_order: str = "latency", fuse: bool = False) -> Tiling:
+                point_order: str = "latency", fusion: str = "separate") -> Tiling:
     """Tile every group's permutable band with sizes whose band footprint fits `local_words`.
 
     A band is all tiles along the last hyperplane for fixed outer tile coordinates, so only the outer
@@ -444,7 +487,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
     last one keeps the whole extent.  When everything fits, one band holds the whole group: off-chip
     traffic is then compulsory, and the point order still covers operator latencies."""
     deps = conflicts(program)
-    bands = schedule_bands(program, deps, fuse=fuse)
+    bands = schedule_bands(program, deps, fusion=fusion)
     if not any(b.depth for b in bands):
         return no_tiling(program, "--tile auto: the scheduler found no permutable band")
     out, notes = [], []
@@ -468,9 +511,13 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
                             inner=b.inner))
         notes.append(f"footprint {total} words" + ("" if sizes == list(b.extents) else
                                                     f", {round(total * cut)} per band"))
-    reason = (f"--tile auto: isl permutable bands{' fused over shared arrays' if fuse else ''}; bands fit {local_words} local words ({'; '.join(notes)}); "
+    reason = (f"--tile auto: isl permutable bands{_FUSION_TEXT[fusion]}; bands fit {local_words} local words ({'; '.join(notes)}); "
               f"{point_order} point order")
-    return _finish(program, out, point_order, reason, deps, fuse)
+    return _finish(program, out, point_order, reason, deps, fusion)
+
+
+_FUSION_TEXT = {"separate": "", "fused": " fused over shared arrays",
+                "aligned": " fused and aligned on shared reads"}
 
 
 def parse_tile_option(text: str) -> Optional[list[int]]:

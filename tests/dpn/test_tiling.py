@@ -231,3 +231,51 @@ def test_scheduling_over_the_time_limit_is_an_isl_error(monkeypatch):
     with pytest.raises(isl.Error, match="took more than"):
         tl._compute_schedule_bounded(None, True, 0.5)
     assert time.monotonic() - start < 10
+
+
+def _band_of(path, fusion, **params):
+    res = run(Options(str(path), params=params or example_params(path), tile="none"))
+    from hls.frontend.privatize import privatize
+
+    prog = privatize(res.program)
+    bands = [b for b in schedule_bands(prog, fusion=fusion) if b.depth]
+    return prog, bands
+
+
+def test_aligned_fusion_gives_reads_of_one_element_one_time_stamp():
+    """mvt reads `A[i][j]` in S0 and `A[j][i]` in S1.  The fused schedule keeps each statement's
+    parallel loop outermost (coincidence), so one band reads A in transposed orders; the aligned one
+    transposes S1, so both statements read each element at the same band point, and no hyperplane
+    is coincident for both (S0 carries its reduction along j, S1 along its i)."""
+    path = ROOT / "examples" / "mvt.c"
+    prog, bands = _band_of(path, "aligned")
+    assert len(bands) == 1 and set(bands[0].statements) == {"S0", "S1"}
+    a_at = {}
+    for st in ("S0", "S1"):
+        acc = next(a for a in prog.statement(st).reads if a.array == "A")
+        # band point -> element of A read there
+        a_at[st] = bands[0].hyperplanes[st].reverse().apply_range(acc.relation)
+    assert a_at["S0"].is_equal(a_at["S1"])
+    assert bands[0].coincident == (False, False)
+    _, fused = _band_of(path, "fused")
+    assert not fused[0].hyperplanes["S1"].is_equal(bands[0].hyperplanes["S1"])
+
+
+def test_coincident_members_are_computed_from_the_dependences():
+    from hls.dpn.tiling import coincident_members
+
+    path = ROOT / "examples" / "mvt.c"
+    prog, bands = _band_of(path, "separate")
+    for b in bands:  # the scheduler's own flags on the plain bands agree with the computed ones
+        assert coincident_members(b.hyperplanes, conflicts(prog), b.depth) == b.coincident
+
+
+def test_auto_tiling_keeps_the_aligned_band_for_mvt():
+    """The cycle model prefers the aligned band with a wavefront point order: the load of A is then
+    in the order both reductions read it."""
+    path = ROOT / "examples" / "mvt.c"
+    res = run(Options(str(path), params=example_params(path), tile="auto"))
+    t = res.network.tiling
+    assert t.fusion == "aligned" and t.point_order == "wavefront"
+    assert "S1: (j, i)" in t.describe()
+    _check(res, seeds=(3,))
