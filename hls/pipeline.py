@@ -141,9 +141,11 @@ def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options) -> tupl
     return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))
 
 
-# (per band, light processes only, no dependent pair in a process): the bin packings tried, in order
-MERGE_STRATEGIES = ((True, False, False), (False, False, False), (False, True, False), (True, True, False),
-                    (False, False, True), (False, True, True))
+# (per band, light processes only, no dependent pair in a process, light with the heavy ones they
+# depend on): the bin packings tried, in order (`merge.balance_groups`)
+MERGE_STRATEGIES = ((True, False, False, False), (False, False, False, False), (False, True, False, False),
+                    (True, True, False, False), (False, False, True, False), (False, True, True, False),
+                    (True, False, False, True))
 
 
 def _compute_count(b: _Built) -> int:
@@ -152,29 +154,42 @@ def _compute_count(b: _Built) -> int:
 
 def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options) -> _Built:
     """Merge light compute processes (`merge.balance_groups`: per band or across bands, with or without
-    the heavy processes, with or without dependent pairs) and keep the
-    network with the smallest modelled cycles x compute processes, among those within `merge.SLACK`
-    of the unmerged network's cycles: the same throughput from fewer processes."""
+    the heavy processes, with or without dependent pairs, or each with the heavy process it depends
+    on) and keep the network with the smallest modelled cycles x compute processes, among those
+    within `merge.SLACK` of the unmerged network's cycles: the same throughput from fewer processes.
+    A merge that puts dependent statements in one process is also tried with the statements one
+    after another inside tiles (`tiling.with_fission`), when that is legal: a value is then made a
+    whole tile slice before it is read, not one iteration."""
     part = built.stages[0][1]
     best, base = built, built.cycles
     if base is None:
         return built
+    kept = built.network.tiling
+    fissioned: Optional[Tiling] = None
     seen: list = []
-    for per_band, light_only, independent in MERGE_STRATEGIES:
-        groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent)
+    for per_band, light_only, independent, affinity in MERGE_STRATEGIES:
+        groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent,
+                                affinity=affinity)
         if not groups or groups in seen:
             continue
         seen.append(groups)
-        cand = _network(program, tiling, opts, groups)
-        if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
-            continue
-        n = _compute_count(cand)
-        if cand.cycles * n < best.cycles * _compute_count(best):
-            cand.network.notes.append(
-                f"merged compute processes {describe(groups)}: {n} compute process{'es' if n != 1 else ''} "
-                f"instead of {_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})")
-            best = cand
-    best.network.tiling = built.network.tiling
+        tilings = [tiling]
+        if affinity:
+            fissioned = fissioned or with_fission(program, tiling)
+            tilings += [fissioned] if fissioned is not None else []
+        for t in tilings:
+            cand = _network(program, t, opts, groups)
+            if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
+                continue
+            n = _compute_count(cand)
+            if cand.cycles * n < best.cycles * _compute_count(best):
+                cand.network.notes.append(
+                    f"merged compute processes {describe(groups)}: {n} compute process{'es' if n != 1 else ''} "
+                    f"instead of {_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})"
+                    + (", statements one after another inside tiles" if t is not tiling else ""))
+                best = cand
+                kept = t if t is not tiling else built.network.tiling
+    best.network.tiling = kept
     return best
 
 

@@ -33,7 +33,7 @@ SLACK = 0.2  # merged bins may hold this much more than the heaviest process; me
 
 
 def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = False, independent: bool = False,
-                   slack: float = SLACK) -> list[list[str]]:
+                   affinity: bool = False, slack: float = SLACK) -> list[list[str]]:
     """Groups of two or more compute processes to merge: first-fit decreasing by iteration count into
     bins of (1 + slack) x the heaviest process.  With `per_band`, only processes of one tile band share
     a bin (processes of different bands may run at the same time).  With `light_only`, processes of
@@ -41,8 +41,12 @@ def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = Fa
     initialization) into the process of its heavy consumer makes the consumer wait for the producer's
     pipeline at every hand-over, while light processes merged among themselves still run ahead.  With
     `independent`, a bin never holds two processes with a dependence between their statements (a
-    chain of light statements, like a rounding then a saturation, would wait on itself).  Parallel
-    parts of one statement (`--parallel`) never share a bin: that would undo the parallelism asked for."""
+    chain of light statements, like a rounding then a saturation, would wait on itself).  With
+    `affinity`, every heavy process opens its own bin and a light one joins the bin of a heavy
+    process it has a dependence with, when there is room (bicg: each zero initialization with the
+    reduction it starts; with the statements one after another inside tiles, the initializations
+    are done before the reduction needs them).  Parallel parts of one statement (`--parallel`) never
+    share a bin: that would undo the parallelism asked for."""
     compute = list(net.iter_compute())
     if len(compute) < 2:
         return []
@@ -53,8 +57,19 @@ def balance_groups(net: ProcessNetwork, *, per_band: bool, light_only: bool = Fa
     band = {p.name: _band_of(net, p) if per_band else 0 for p in compute}
     bins: list[tuple[list[int], list[str]]] = []
     items = [n for n in weight if not (light_only and 2 * weight[n] > heaviest)]
-    linked = _linked(net) if independent else set()
+    linked = _linked(net) if independent or affinity else set()
     stmts = {p.name: set(p.statements) for p in compute}  # parallel parts of a statement stay parallel
+    if affinity:
+        heavy = [n for n in sorted(items, key=order.__getitem__) if 2 * weight[n] > heaviest]
+        bins = [([weight[n]], [n]) for n in heavy]
+        for name in sorted((n for n in items if n not in heavy), key=lambda n: (-weight[n], order[n])):
+            for load, names in bins:
+                if (band[names[0]] == band[name] and load[0] + weight[name] <= cap
+                        and (names[0], name) in linked and not any(stmts[n] & stmts[name] for n in names)):
+                    load[0] += weight[name]
+                    names.append(name)
+                    break
+        return [sorted(names, key=order.__getitem__) for _, names in bins if len(names) > 1]
     for name in sorted(items, key=lambda n: (-weight[n], order[n])):
         for load, names in bins:
             if (band[names[0]] == band[name] and load[0] + weight[name] <= cap
