@@ -418,13 +418,14 @@ def read_stages(net: ProcessNetwork) -> dict[str, dict[str, int]]:
 
 
 def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
-    """Cycles from starting an iteration until its result can be read from its channels, per process:
-    the datapath stages (the last one drives the channels; a datapath without stages has an output
-    register instead) and the channel's own register; a load adds the memory latency."""
+    """Cycles from starting an iteration to its result being offered to its channels (the cycle
+    model makes it readable one cycle later), per process: the datapath stages, whose last one
+    drives the channels (a datapath without stages has an output register instead); a load adds the
+    memory latency."""
     out = {}
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
-            out[proc.name] = max(1, _at_issue(net, proc).depth) + 1
+            out[proc.name] = max(1, _at_issue(net, proc).depth)
         elif proc.kind == ProcessKind.LOAD:
             out[proc.name] = memory_latency + 2
         else:

@@ -113,3 +113,27 @@ def test_reading_everything_at_issue_is_a_network_property_that_round_trips():
     back = network_from_json(json.loads(json.dumps(network_to_json(net))), res.program)
     assert back.late_reads is False
     assert read_stages(back) == read_stages(net)
+
+
+def test_a_recurrence_waits_only_for_its_adder_and_the_channel(tmp_path, rtl_cache):
+    """An untiled dot product is one chain through the adder: each iteration reads the sum after the
+    multiplier and hands its own sum to the next one.  The last pipeline stage drives the channel,
+    so the RTL's cycles grow by exactly the adder's latency plus the channel's register per
+    iteration, and the cycle model says the same."""
+    lib = operator_library()
+    src = tmp_path / "dot.c"
+    src.write_text("void dot(int n, double a[n], double b[n], double s[1])\n{\n  int i;\n#pragma scop\n"
+                   "  for (i = 0; i < n; i++)\n    s[0] += a[i] * b[i];\n#pragma endscop\n}\n")
+    cycles, model = {}, {}
+    for n in (16, 32):
+        res = run(Options(str(src), params={"n": n}, tile="none"))
+        design = generate(res.network)
+        inputs = random_inputs(res.program, 0)
+        expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+        GccReference(res.kernel).run({**inputs, **expected})
+        out = run_rtl(design, inputs, tmp_path / f"n{n}", cache_root=rtl_cache)
+        assert out.completed and not compare(expected, out.outputs)
+        cycles[n], model[n] = out.cycles, res.timing["estimated_cycles"]
+    per_iteration = lib["fadd.f64"].latency + 1
+    assert cycles[32] - cycles[16] == 16 * per_iteration, cycles
+    assert model[32] - model[16] == 16 * per_iteration, model
