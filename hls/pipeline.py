@@ -100,8 +100,10 @@ class _Built:
 
 
 def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
-             parallel: Optional[int] = None, uniform: bool = False) -> _Built:
-    """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one."""
+             parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None) -> _Built:
+    """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one.  A
+    candidate the cycle model finds slower than `cutoff` cycles before `deepen` is not deepened; its
+    estimate is None (it cannot be the one kept)."""
     stages = []
     net = build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                         onchip_words=opts.local_words // 4)
@@ -117,25 +119,29 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     net = size_channels(net, tables)
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)
-    net, model0, model1 = _deepened(net, tables, opts)
+    net, model0, model1 = _deepened(net, tables, opts, cutoff)
     timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles,
               "deepen_words": sum(c.words for c in net.channels) - words}
+    if model0.cycles is None and cutoff is not None:
+        timing["cut_off"] = cutoff
     stages.append(("deepen", net))
     return _Built(net, typed, tables, timing, stages)
 
 
-def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options) -> tuple[ProcessNetwork, Timing, Timing]:
+def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
+              cutoff: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
     """`deepen`, with operands read at the stage that needs them (`net.late_reads`) or all at issue,
     whichever the cycle model finds faster at the sequential sizes (only that one is deepened).  A
     late read shortens a recurrence, but its value then waits in its channel instead of the pipeline:
     a buffer slot is freed later and may hold its producer back (heat-3d's load buffers)."""
     latency = process_latencies(net)
     stages = read_stages(net)
-    best = model(net, tables, latency, stages)
+    limit = 10_000_000 if cutoff is None else cutoff
+    best = model(net, tables, latency, stages, limit)
     if any(s for per in stages.values() for s in per.values()):
         issue = net.with_channels(list(net.channels), net.stage)
         issue.late_reads = False
-        other = model(issue, tables, latency, read_stages(issue))
+        other = model(issue, tables, latency, read_stages(issue), limit)
         if other.before.cycles is not None and (best.before.cycles is None or other.before.cycles < best.before.cycles):
             best = other
     return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))
@@ -178,7 +184,7 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
             fissioned = fissioned or with_fission(program, tiling)
             tilings += [fissioned] if fissioned is not None else []
         for t in tilings:
-            cand = _network(program, t, opts, groups)
+            cand = _network(program, t, opts, groups, cutoff=CUTOFF * base)
             if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
                 continue
             n = _compute_count(cand)
@@ -224,7 +230,7 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
         groups = slab_groups(program, t, k)
         if not groups:
             continue
-        cand = _network(program, t, opts, groups, parallel=k, uniform=True)
+        cand = _network(program, t, opts, groups, parallel=k, uniform=True, cutoff=CUTOFF * base_cycles)
         if cand.cycles is None:
             continue
         n = _compute_count(cand)
@@ -269,6 +275,27 @@ def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
         for a in st.accesses:
             users.setdefault(a.array, set()).add(band.get(st.name, -1))
     return any(len(ks) > 1 for ks in users.values())
+
+
+CUTOFF = 3  # a candidate slower than this x the best one so far, before `deepen`, is dropped unfinished
+
+
+def _built_variants(program: PolyProgram, variants: Sequence[Tiling], opts: Options) -> list[_Built]:
+    """The networks of all variants, source point orders last (with a reduction innermost they are
+    often ten times slower, and modelling that is the costly part): each is modelled only up to
+    `CUTOFF` x the best estimate so far."""
+    built: list[Optional[_Built]] = [None] * len(variants)
+    best: Optional[int] = None
+    for k in sorted(range(len(variants)), key=lambda k: (variants[k].point_order == "original", k)):
+        b = _network(program, variants[k], opts, cutoff=None if best is None else CUTOFF * best)
+        built[k] = b
+        if b.cycles is not None and (best is None or b.cycles < best):
+            best = b.cycles
+    return [b for b in built if b is not None]
+
+
+def _cycles_text(b: _Built) -> str:
+    return f"> {b.timing['cut_off']}" if b.cycles is None and "cut_off" in b.timing else str(b.cycles)
 
 
 def _variant_name(t: Tiling, n_bases: int) -> str:
@@ -322,11 +349,11 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     variants = []
     for base in bases:
         variants += point_order_variants(program, base) if opts.point_order == "latency" else [base]
-    built = [_network(program, t, opts) for t in variants]
+    built = _built_variants(program, variants, opts)
     best = min(range(len(built)), key=lambda k: (built[k].cycles is None, built[k].cycles or 0, k))
     tiling, chosen = variants[best], built[best]
     if len(variants) > 1:
-        tried = ", ".join(f"{_variant_name(t, len(bases))} {b.cycles}" for t, b in zip(variants, built))
+        tried = ", ".join(f"{_variant_name(t, len(bases))} {_cycles_text(b)}" for t, b in zip(variants, built))
         tiling = replace(tiling, reason=f"{tiling.reason}; {_variant_name(tiling, len(bases))} has the fewest "
                                         f"modelled cycles ({tried})")
         chosen.network.tiling = tiling

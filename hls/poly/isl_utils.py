@@ -19,8 +19,20 @@ def reread(obj):
     isl can leave an object in an internal state (seen after `lexmin` with existential divisions)
     on which later operations give wrong answers (`lexmax` of its range) and whose form depends on
     allocation order, so two runs print different but equal sets.  The printed form is always right;
-    re-reading it gives a clean object, and the network is built from such objects only."""
-    return type(obj)(str(obj), obj.get_ctx())
+    re-reading it gives a clean object, and the network is built from such objects only.  Objects this
+    function made are remembered (and kept alive, so their ids stay theirs): re-reading one of them
+    again, as every `dataclasses.replace` of a network element does, returns it as it is."""
+    if _CLEAN.get(id(obj)) is obj:
+        return obj
+    out = type(obj)(str(obj), obj.get_ctx())
+    if len(_CLEAN) >= _CLEAN_MAX:
+        _CLEAN.pop(next(iter(_CLEAN)))
+    _CLEAN[id(out)] = out
+    return out
+
+
+_CLEAN: dict[int, object] = {}  # id -> an object `reread` returned (insertion order: oldest first)
+_CLEAN_MAX = 1 << 16
 
 
 def set_space(names: Sequence[str], params: Sequence[str]) -> isl.Space:

@@ -123,6 +123,34 @@ def test_independent_bins_hold_no_dependent_pair():
     assert any(len(g) > max(len(h) for h in groups) for g in chained)
 
 
+def test_affinity_bins_put_each_light_process_with_a_heavy_one_it_depends_on():
+    """bicg: `s[j] = 0` starts the reduction into s, `q[i] = 0` the one into q.  Affinity bins pair
+    each initialization with its own reduction; the pipeline keeps that merge with the statements one
+    after another inside tiles (the initializations are done before the reduction reads them), two
+    compute processes, bit-exact."""
+    unmerged = _compile("bicg", merge="none")
+    net = unmerged.network
+    deps = {(d.source, d.sink) for d in unmerged.program.flow.dependences}
+    sts = {p.name: p.statements for p in net.iter_compute()}
+    weight = {p.name: iu.card(p.domain) for p in net.iter_compute()}
+    heavy = {n for n, w in weight.items() if 2 * w > max(weight.values())}
+    groups = balance_groups(net, per_band=True, affinity=True)
+    assert groups and all(len([n for n in g if n in heavy]) == 1 for g in groups)
+    for g in groups:
+        (h,) = [n for n in g if n in heavy]
+        for light in (n for n in g if n != h):
+            assert any((a, b) in deps or (b, a) in deps for a in sts[light] for b in sts[h]), (light, h)
+    res = _compile("bicg")
+    compute = _compute(res.network)
+    assert len(compute) == 2
+    by_stmt = {st: p.name for p in compute for st in p.statements}
+    for src, dst in deps:  # every initialization runs in the process of the reduction it starts
+        if src in ("S0", "S1") and dst in by_stmt:
+            assert by_stmt[src] == by_stmt[dst], (src, dst)
+    assert any(b.fission for b in res.network.tiling.bands)
+    _check_against_gcc(res, seeds=(2,))
+
+
 def test_merged_dpn_json_round_trips():
     res = _compile("gemm")
     data = network_to_json(res.network)
