@@ -279,3 +279,19 @@ def test_auto_tiling_keeps_the_aligned_band_for_mvt():
     assert t.fusion == "aligned" and t.point_order == "wavefront"
     assert "S1: (j, i)" in t.describe()
     _check(res, seeds=(3,))
+
+
+def test_the_model_cutoff_drops_only_candidates_that_cannot_win(monkeypatch):
+    """Candidates are modelled only up to `CUTOFF` x the best estimate so far: 2mm's source point
+    orders (a reduction innermost) are cut off, and the network kept is the one an unbounded
+    comparison keeps."""
+    import hls.pipeline as pl
+
+    path = ROOT / "examples" / "2mm.c"
+    bounded = run(Options(str(path), params=example_params(path), tile="auto"))
+    assert "point order `original` > " in bounded.network.tiling.reason
+    monkeypatch.setattr(pl, "CUTOFF", 10 ** 6)
+    full = run(Options(str(path), params=example_params(path), tile="auto"))
+    assert "> " not in full.network.tiling.reason.split("fewest modelled cycles")[1]
+    assert full.network.tiling.describe() == bounded.network.tiling.describe()
+    assert full.timing["estimated_cycles"] == bounded.timing["estimated_cycles"]
