@@ -163,9 +163,9 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
     the heavy processes, with or without dependent pairs, or each with the heavy process it depends
     on) and keep the network with the smallest modelled cycles x compute processes, among those
     within `merge.SLACK` of the unmerged network's cycles: the same throughput from fewer processes.
-    A merge that puts dependent statements in one process is also tried with the statements one
-    after another inside tiles (`tiling.with_fission`), when that is legal: a value is then made a
-    whole tile slice before it is read, not one iteration."""
+    Affinity bins are built with the statements one after another inside tiles
+    (`tiling.with_fission`) when that is legal: a value is then made a whole tile slice before it
+    is read, not one iteration."""
     part = built.stages[0][1]
     best, base = built, built.cycles
     if base is None:
@@ -180,9 +180,9 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
             continue
         seen.append(groups)
         tilings = [tiling]
-        if affinity:
+        if affinity:  # the point of affinity bins: the light statements done before the heavy one reads them
             fissioned = fissioned or with_fission(program, tiling)
-            tilings += [fissioned] if fissioned is not None else []
+            tilings = [fissioned] if fissioned is not None else tilings
         for t in tilings:
             cand = _network(program, t, opts, groups, cutoff=CUTOFF * base)
             if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
