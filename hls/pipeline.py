@@ -136,12 +136,11 @@ def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
     a buffer slot is freed later and may hold its producer back (heat-3d's load buffers)."""
     latency = process_latencies(net)
     stages = read_stages(net)
-    limit = 10_000_000 if cutoff is None else cutoff
-    best = model(net, tables, latency, stages, limit)
+    best = model(net, tables, latency, stages, cutoff)
     if any(s for per in stages.values() for s in per.values()):
         issue = net.with_channels(list(net.channels), net.stage)
         issue.late_reads = False
-        other = model(issue, tables, latency, read_stages(issue), limit)
+        other = model(issue, tables, latency, read_stages(issue), cutoff)
         if other.before.cycles is not None and (best.before.cycles is None or other.before.cycles < best.before.cycles):
             best = other
     return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))
@@ -179,22 +178,21 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
         if not groups or groups in seen:
             continue
         seen.append(groups)
-        tilings = [tiling]
+        t = tiling
         if affinity:  # the point of affinity bins: the light statements done before the heavy one reads them
             fissioned = fissioned or with_fission(program, tiling)
-            tilings = [fissioned] if fissioned is not None else tilings
-        for t in tilings:
-            cand = _network(program, t, opts, groups, cutoff=CUTOFF * base)
-            if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
-                continue
-            n = _compute_count(cand)
-            if cand.cycles * n < best.cycles * _compute_count(best):
-                cand.network.notes.append(
-                    f"merged compute processes {describe(groups)}: {n} compute process{'es' if n != 1 else ''} "
-                    f"instead of {_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})"
-                    + (", statements one after another inside tiles" if t is not tiling else ""))
-                best = cand
-                kept = t if t is not tiling else built.network.tiling
+            t = fissioned or tiling
+        cand = _network(program, t, opts, groups, cutoff=CUTOFF * base)
+        if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
+            continue
+        n = _compute_count(cand)
+        if cand.cycles * n < best.cycles * _compute_count(best):
+            cand.network.notes.append(
+                f"merged compute processes {describe(groups)}: {n} compute process{'es' if n != 1 else ''} "
+                f"instead of {_compute_count(built)}, {cand.cycles} modelled cycles (unmerged {base})"
+                + (", statements one after another inside tiles" if t is not tiling else ""))
+            best = cand
+            kept = t if t is not tiling else built.network.tiling
     best.network.tiling = kept
     return best
 
@@ -284,14 +282,13 @@ def _built_variants(program: PolyProgram, variants: Sequence[Tiling], opts: Opti
     """The networks of all variants, source point orders last (with a reduction innermost they are
     often ten times slower, and modelling that is the costly part): each is modelled only up to
     `CUTOFF` x the best estimate so far."""
-    built: list[Optional[_Built]] = [None] * len(variants)
+    built: dict[int, _Built] = {}
     best: Optional[int] = None
     for k in sorted(range(len(variants)), key=lambda k: (variants[k].point_order == "original", k)):
-        b = _network(program, variants[k], opts, cutoff=None if best is None else CUTOFF * best)
-        built[k] = b
+        b = built[k] = _network(program, variants[k], opts, cutoff=None if best is None else CUTOFF * best)
         if b.cycles is not None and (best is None or b.cycles < best):
             best = b.cycles
-    return [b for b in built if b is not None]
+    return [built[k] for k in range(len(variants))]
 
 
 def _cycles_text(b: _Built) -> str:

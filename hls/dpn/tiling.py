@@ -56,12 +56,11 @@ class TileBand:
 
     def describe(self) -> str:
         deepest = self._deepest()
-        hyper = ", ".join(self._hyper_text(deepest, d) for d in range(self.depth))
+        hyper = self._hyper_texts(deepest)
         n_in = self.hyperplanes[deepest].dim(isl.dim_type.in_) if self.depth else 0
-        others = [f"{st}: ({', '.join(self._hyper_text(st, d) for d in range(self.depth))})"
-                  for st in self.statements if self.depth and st != deepest
-                  and self.hyperplanes[st].dim(isl.dim_type.in_) == n_in]
-        others = [o for o in others if o.split(": ", 1)[1] != f"({hyper})"]
+        others = [f"{st}: ({self._hyper_texts(st)})" for st in self.statements
+                  if self.depth and self.hyperplanes[st].dim(isl.dim_type.in_) == n_in
+                  and self._hyper_texts(st) != hyper]
         return f"{{{', '.join(self.statements)}}}: hyperplanes ({hyper})" + \
                (f" ({'; '.join(others)})" if others else "") + f" tiles {'x'.join(map(str, self.sizes))}" + \
                (", one statement after another inside tiles" if self.fission else "") + \
@@ -69,6 +68,9 @@ class TileBand:
 
     def _deepest(self) -> str:
         return max(self.hyperplanes, key=lambda n: self.hyperplanes[n].dim(isl.dim_type.in_))
+
+    def _hyper_texts(self, st: str) -> str:
+        return ", ".join(self._hyper_text(st, d) for d in range(self.depth))
 
     def _hyper_text(self, st: str, d: int) -> str:
         affs: list[str] = []

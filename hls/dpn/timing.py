@@ -304,17 +304,18 @@ class Modelled:
 
 def model(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
           read_stage: Optional[Mapping[str, Mapping[str, int]]] = None,
-          max_cycles: int = 10_000_000) -> Modelled:
+          max_cycles: Optional[int] = None) -> Modelled:
     """The cycle model of a sized network.  A FIFO read `s` stages after issue (`read_stage`) first
     gets `s` more words: read at issue, its values would wait in the pipeline's registers instead, and
-    without them the producer stalls.  A run past `max_cycles` has `cycles` None."""
+    without them the producer stalls.  A run past `max_cycles` (if given) has `cycles` None."""
     late = {(p, port): s for p, ports in (read_stage or {}).items() for port, s in ports.items() if s}
     lengthened = [replace(c, depth=c.depth + late[(c.consumer, c.sink_port)])
                   if c.kind != ChannelKind.BUFFER and (c.consumer, c.sink_port) in late else c for c in net.channels]
     if lengthened != list(net.channels):  # the tables do not depend on depths
         net = net.with_channels(lengthened, net.stage)
     plan = plan_of(net, tables, read_stage)
-    return Modelled(net, plan, simulate_timing(net, tables, latency, plan=plan, max_cycles=max_cycles))
+    limit = {} if max_cycles is None else {"max_cycles": max_cycles}
+    return Modelled(net, plan, simulate_timing(net, tables, latency, plan=plan, **limit))
 
 
 def deepen(modelled: Modelled, tables: NetworkTables, latency: Mapping[str, int], *, rounds: int = 6,
