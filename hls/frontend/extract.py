@@ -18,6 +18,7 @@ from pycparser import c_ast, c_generator
 from ..diagnostics import CompileError, SourceLoc
 from ..poly import expr as E
 from ..poly import isl_utils as iu
+from ..poly.evaluate import EvaluationError, compile_expr
 from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
@@ -50,12 +51,18 @@ class _HostTextGenerator(c_generator.CGenerator):
     """C text for the host function: casts are spelled with canonical types (`int32_t`, `double`), so
     the generated C needs none of the user's typedefs yet converts exactly as the kernel does."""
 
-    def __init__(self, cast_types: Mapping[int, str]) -> None:
+    def __init__(self, cast_types: Mapping[int, str], constants: Mapping[str, E.Const]) -> None:
         super().__init__()
         self.cast_types = cast_types
+        self.constants = constants
 
     def visit_Cast(self, n: c_ast.Cast) -> str:
         return f"({self.cast_types[id(n)]}) " + self._parenthesize_unless_simple(n.expr)
+
+    def visit_ID(self, n: c_ast.ID) -> str:
+        """A constant local is not in scope in the host function: its exact value is spelled instead."""
+        c = self.constants.get(n.name)
+        return _c_literal(c) if c is not None else n.name
 
 
 @dataclass
@@ -94,6 +101,8 @@ class _Extractor:
         self.hoisted: dict[tuple[str, str], HoistedScalar] = {}  # (host C text, type) -> hoisted scalar
         self.host_depth = 0  # > 0 while extracting the tree of a hoisted subexpression
         self.param_only_memo: dict[int, tuple] = {}  # id(node) -> (node, scope, parameter_only result)
+        self.constants: dict[str, E.Const] = {}  # constant locals (see `constant_local`) -> their value
+        self.written: set[str] = set()  # names assigned somewhere inside the scop
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node: c_ast.Node | None) -> SourceLoc:
@@ -166,6 +175,7 @@ class _Extractor:
     def declare_local(self, decl: c_ast.Decl, scope: Optional[_Scope]) -> None:
         """A local variable: a loop counter, a local scalar (a 0-d array) or a local array."""
         what = f"local `{decl.name}`"
+        self.constants.pop(decl.name, None)  # a new object of that name hides an older constant
         if isinstance(decl.type, c_ast.ArrayDecl):
             elem, dims = array_declarator(decl.type)
             t = scalar_type(elem, self.typedefs, self.loc(decl), what)
@@ -178,6 +188,8 @@ class _Extractor:
         if isinstance(decl.type, c_ast.FuncDecl):
             return  # a local prototype
         t = scalar_type(decl.type, self.typedefs, self.loc(decl), what)
+        if decl.init is not None and self.constant_local(decl, t, scope):
+            return
         if scope is None and t.is_int and decl.init is None:
             self.counter_decls[decl.name] = t  # probably a loop counter; becomes a scalar if assigned
         name = self.fresh_array_name(decl.name)
@@ -200,6 +212,63 @@ class _Extractor:
             if isinstance(decl.init, c_ast.InitList):
                 raise self.error(decl.init, "initializer lists are not supported")
             self.assignment(decl, "=", c_ast.ID(decl.name, coord=decl.coord), decl.init, scope)
+
+    def constant_local(self, decl: c_ast.Decl, t: ScalarType, scope: Optional[_Scope]) -> bool:
+        """Record `decl` as a named constant when its value is known at compile time and never changes.
+
+        That is a `const` local with a constant initializer, wherever it is declared, and a local
+        initialized with a constant before the scop and only read inside it (PolyBench's
+        `DATA_TYPE eps = SCALAR_VAL(0.1);`).  Its reads become the initializer's value converted to
+        the local's type, exactly what C stores in it, so no statement, array or hardware input is
+        needed, and an integer one may appear in bounds and subscripts like a number."""
+        if "const" not in (decl.quals or []) and (scope is not None or decl.name in self.written):
+            return False
+        if isinstance(decl.init, c_ast.InitList):
+            return False
+        value = self.constant_value(decl.init, t)
+        if value is None:
+            return False
+        self.constants[decl.name] = value
+        self.local_names.pop(decl.name, None)
+        return True
+
+    def constant_value(self, node: c_ast.Node, t: ScalarType) -> Optional[E.Const]:
+        """The value of a constant expression (numbers, earlier constants, casts, operators, sqrt,
+        fabs, fmin, fmax) converted to `t`, folded bit-exactly by the evaluator the interpreter uses;
+        None when `node` is not one."""
+        if not self.is_constant_tree(node):
+            return None
+        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        self.host_depth += 1  # folded here, never hoisted to the host
+        try:
+            e = E.cast(self.value(node, root, "init", []), t)
+        finally:
+            self.host_depth -= 1
+        try:
+            v = compile_expr(e, {}, {}, {})((), ())
+        except EvaluationError as exc:
+            raise self.error(node, f"{exc} in the initializer `{c_text(node)}`") from None
+        return E.Const(int(v) if t.is_int else float(v), t)
+
+    def is_constant_tree(self, node: c_ast.Node) -> bool:
+        """Whether `node` is built only of what `constant_value` can fold."""
+        if isinstance(node, c_ast.Constant):
+            return node.type != "string"
+        if isinstance(node, c_ast.ID):
+            return node.name in self.constants
+        if isinstance(node, c_ast.Cast):
+            return self.is_constant_tree(node.expr)
+        if isinstance(node, c_ast.UnaryOp):
+            return node.op in ("-", "+", "~", "!") and self.is_constant_tree(node.expr)
+        if isinstance(node, c_ast.BinaryOp):
+            return self.is_constant_tree(node.left) and self.is_constant_tree(node.right)
+        if isinstance(node, c_ast.TernaryOp):
+            return all(self.is_constant_tree(n) for n in (node.cond, node.iftrue, node.iffalse))
+        if isinstance(node, c_ast.FuncCall):
+            args = node.args.exprs if node.args is not None else []
+            return (isinstance(node.name, c_ast.ID) and node.name.name in MATH_CALLS
+                    and all(self.is_constant_tree(a) for a in args))
+        return False
 
     def _expandable(self, scope: _Scope) -> bool:
         """Expansion indexes by the loop counters, so they must never be negative."""
@@ -365,6 +434,15 @@ class _Extractor:
 
     # ---------------------------------------------------------------- assignments
     def assignment(self, node: c_ast.Node, op: str, lvalue: c_ast.Node, rvalue: c_ast.Node, scope: _Scope) -> None:
+        if isinstance(rvalue, c_ast.Assignment):
+            # `a = b = e`: C assigns `b = e` first, and the value of that expression is what `b` now
+            # holds (e converted to b's type).  Two statements, the second reading `b` back: exact
+            # even when `e` reads `b` or `a` (recomputing `e` after `b = e` would not be), and the
+            # dataflow is a plain dependence from the first statement to the second.
+            self.assignment(rvalue, rvalue.op, rvalue.lvalue, rvalue.rvalue, scope)
+            rvalue = rvalue.lvalue
+            if isinstance(node, c_ast.Assignment):
+                node = c_ast.Assignment(op, lvalue, rvalue, coord=node.coord)
         name = f"S{len(self.statements)}"
         reads: list[Access] = []
         target_array, subscripts = self.lvalue(lvalue, scope)
@@ -441,6 +519,8 @@ class _Extractor:
             n = node.name
             if n in scope.counters:
                 return E.AffineValue(iu.var(self.space(scope.dims), scope.counters[n]), scope.counter_types[n], n)
+            if n in self.constants:
+                return self.constants[n]
             if n in self.param_names:
                 p = next(p for p in self.params if p.name == n)
                 return E.AffineValue(iu.var(self.space(scope.dims), n), p.type, n)
@@ -525,7 +605,11 @@ class _Extractor:
             return (set(), False) if node.type != "string" else None
         if isinstance(node, c_ast.ID):
             n = node.name
-            if n in scope.counters or n in self.local_names:
+            if n in scope.counters:
+                return None
+            if n in self.constants:
+                return set(), False
+            if n in self.local_names:
                 return None
             return ({n}, False) if n in self.param_names or n in self.scalar_args else None
         kids: list[c_ast.Node]
@@ -589,7 +673,7 @@ class _Extractor:
         for sub in _walk_c(node):
             if isinstance(sub, c_ast.Cast):
                 casts[id(sub)] = scalar_type(sub.to_type, self.typedefs, self.loc(sub), "cast").name
-        host = _HostTextGenerator(casts).visit(node)
+        host = _HostTextGenerator(casts, self.constants).visit(node)
         key = (host, e.type.name)
         if key not in self.hoisted:
             order = [a.name for a in self.args]
@@ -601,6 +685,7 @@ class _Extractor:
     def hoisted_name(self) -> str:
         """`h<k>`, numbered in source order (deterministic), avoiding every name of the kernel."""
         taken = {a.name for a in self.args} | set(self.arrays) | set(self.local_names) | set(self.counter_decls)
+        taken |= set(self.constants)
         taken |= {h.name for h in self.hoisted.values()}
         k = len(self.hoisted)
         name = f"h{k}"
@@ -658,6 +743,11 @@ class _Extractor:
                 return iu.var(space, scope.counters[node.name])
             if node.name in self.param_names:
                 return iu.var(space, node.name)
+            if node.name in self.constants:
+                c = self.constants[node.name]
+                if not c.type.is_int:
+                    raise not_affine(f"`{node.name}` is a floating-point constant")
+                return iu.const(space, int(c.value))
             if node.name in self.local_names or node.name in self.arrays:
                 raise not_affine(f"it reads the variable `{node.name}`")
             raise not_affine(f"`{node.name}` is not a loop counter or an integer parameter")
@@ -729,6 +819,7 @@ class _Extractor:
         else:
             block, start, end = scop
         items = block.block_items or []
+        self.written = _written_names(items[start:end])
         self.outside(body, block, start, end)
         root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
         self.walk_block(items[start:end], root)
@@ -868,6 +959,40 @@ def _array_ref(node: c_ast.Node) -> tuple[Optional[str], list[c_ast.Node]]:
     if isinstance(node, c_ast.ID):
         return node.name, list(reversed(subs))
     return None, []
+
+
+def _written_names(items: Sequence[c_ast.Node]) -> set[str]:
+    """Names of the variables assigned or incremented anywhere in `items`."""
+    names: set[str] = set()
+    for item in items:
+        for node in _walk_c(item):
+            target = None
+            if isinstance(node, c_ast.Assignment):
+                target = node.lvalue
+            elif isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "++", "p--", "--"):
+                target = node.expr
+            base, _ = _array_ref(target) if target is not None else (None, [])
+            if base is not None:
+                names.add(base)
+    return names
+
+
+def _c_literal(c: E.Const) -> str:
+    """C text of exactly the value `c` at its type (hexadecimal floating constants are exact)."""
+    if c.type.is_float:
+        v = float(c.value)
+        if v != v:
+            text = "__builtin_nan(\"\")"
+        elif v in (float("inf"), float("-inf")):
+            text = ("-" if v < 0 else "") + "__builtin_inf()"
+        else:
+            text = v.hex()
+        return f"(({c.type.name}) {text})"
+    v = int(c.value)
+    if not c.type.signed:
+        return f"(({c.type.name}) {v}ULL)"
+    text = f"{v}LL" if v > -(1 << 63) else "(-9223372036854775807LL - 1)"
+    return f"(({c.type.name}) {text})"
 
 
 def _int_constant(node: c_ast.Node) -> Optional[int]:

@@ -1,4 +1,5 @@
-"""Parse a C file and find the kernel: the function whose body holds `#pragma scop` ... `#pragma endscop`.
+"""Parse a C file and find the kernel: the function whose body holds `#pragma scop` ... `#pragma endscop`
+(or, in a file without these pragmas, its only function with loops or only function besides `main`).
 
 Everything else in the file (a `main`, `init_array`, printing helpers, ...) is parsed, because C needs
 the whole translation unit to know which names are types, but otherwise ignored: such code often calls
@@ -11,11 +12,12 @@ import functools
 import re
 import types
 from dataclasses import dataclass
-from typing import Mapping, NoReturn, Sequence
+from typing import Callable, Mapping, Sequence
 
-from pycparser import c_ast, c_parser
+from pycparser import c_ast, c_lexer, c_parser
 
 from hls.diagnostics import CompileError, SourceLoc
+from hls.frontend.declared import check_declared
 from hls.frontend.preprocess import GNU_PLACEHOLDERS, PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
 
 __all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop", "check_gnu_placeholders"]
@@ -52,42 +54,78 @@ class ParsedKernel:
 # ---------------------------------------------------------------------------------------------------
 
 
-class _Parser(c_parser.CParser):
-    """pycparser with a location on every syntax error.
+@dataclass(frozen=True)
+class _TokenPos:
+    """Where a token was read: the file named by the line markers, line and column."""
 
-    Some of pycparser's errors carry only the file name ("Invalid expression"); the token the parser
-    stopped at tells where the problem is, so that token's position is used instead.
+    value: str
+    file: str
+    line: int
+    col: int
+
+
+class _Trail:
+    """The furthest token the lexer handed to the parser, and whether it then reached the end.
+
+    pycparser locates most syntax errors itself ("file:line:col: before: x"), but some messages
+    carry only the file name ("Invalid expression", "At end of input"), and its own invariants may
+    fail on malformed input.  The parser reads tokens one at a time and looks ahead only a few, so
+    the furthest token read is where it stopped: that token locates the error.  It is recorded by a
+    lexer subclass passed through `CParser`'s public `lexer` argument, overriding only the public
+    `token()` method, so nothing private of pycparser is used and the same code works with
+    pycparser 2.x (PLY tokens) and 3.x (recursive descent).  The position is worked out only when
+    an error needs it: the parser reads every token of the system headers too.
     """
 
-    def _parse_error(self, msg: str, coord: object) -> NoReturn:  # type: ignore[override]
-        if not isinstance(coord, c_parser.Coord):
-            tok, at_end = self._error_token()
-            if tok is not None:
-                coord = self._coord(tok.lineno, tok.column)
-                if at_end:
-                    msg = "unexpected end of input" if msg == "At end of input" else f"{msg} at end of input"
-                elif not msg.startswith("before"):
-                    msg = f"{msg} before: {tok.value}"
-        super()._parse_error(msg, coord)
+    def __init__(self) -> None:
+        self.token: object | None = None
+        self.file = ""  # the lexer's current file when it read `token` (2.x tokens do not carry it)
+        self.lexer: c_lexer.CLexer | None = None
+        self.at_end = False
 
-    def _pop_scope(self) -> None:
-        # An unmatched '}' would trip an assertion in pycparser; keep the file scope and let the parser
-        # report the stray brace as a syntax error at its position.
-        if len(self._scope_stack) > 1:
-            super()._pop_scope()
+    @property
+    def last(self) -> _TokenPos | None:
+        tok = self.token
+        if tok is None:
+            return None
+        file = getattr(tok, "filename", None) or self.file
+        col = getattr(tok, "column", None)
+        if col is None:  # pycparser 2.x: PLY tokens carry the offset in the text, not the column
+            col = self.lexer.find_tok_column(tok) if self.lexer is not None else 0
+        return _TokenPos(str(getattr(tok, "value", "")), str(file), int(getattr(tok, "lineno", 0)), int(col))
 
-    def _error_token(self) -> tuple[object | None, bool]:
-        stream = getattr(self, "_tokens", None)
-        buffer = getattr(stream, "_buffer", None)
-        index = getattr(stream, "_index", None)
-        if not isinstance(buffer, list) or not isinstance(index, int):
-            return None, False
-        if 0 <= index < len(buffer) and buffer[index] is not None:
-            return buffer[index], False
-        for tok in reversed(buffer):
-            if tok is not None:
-                return tok, True
-        return None, True
+
+def _ignore_unmatched(callback: Callable[[], object]) -> None:
+    try:
+        callback()
+    except (AssertionError, c_parser.ParseError):
+        pass
+
+
+def _recording_lexer(trail: _Trail) -> type[c_lexer.CLexer]:
+    """A `CLexer` subclass that records each token it returns into `trail`."""
+
+    class _RecordingLexer(c_lexer.CLexer):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            # pycparser 2.x to 3.11 close a scope on every '}' the lexer reads, and fail (an assertion,
+            # or a ParseError without position in 3.11) when it would close the file scope: before the
+            # parser sees the brace, so before this lexer records it.  Ignoring the failed pop lets the
+            # parser report the stray '}' at its position.  3.12 has no such callback.
+            on_rbrace = kwargs.get("on_rbrace_func")
+            if callable(on_rbrace):
+                kwargs["on_rbrace_func"] = lambda: _ignore_unmatched(on_rbrace)
+            super().__init__(*args, **kwargs)
+            trail.lexer = self
+
+        def token(self):  # type: ignore[no-untyped-def]
+            tok = super().token()
+            if tok is None:
+                trail.at_end = True
+            else:
+                trail.token, trail.file, trail.at_end = tok, self.filename, False
+            return tok
+
+    return _RecordingLexer
 
 
 _PARSE_ERROR_RE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.DOTALL)
@@ -116,34 +154,66 @@ def _clean_message(msg: str) -> str:
     return msg
 
 
-def _syntax_error(exc: Exception, path: str, markers: MarkerSummary) -> CompileError:
-    text = str(exc)
+def _split_message(text: str, trail: _Trail, path: str) -> tuple[SourceLoc | None, str]:
+    """pycparser's `ParseError` text, "file:line:col: msg" or "file: msg" when it has no position,
+    as (location or None, msg)."""
     m = _PARSE_ERROR_RE.match(text)
-    if m is None:
-        return CompileError(SourceLoc(path), f"syntax error: {_clean_message(text)}")
-    file = m.group("file") or path
-    loc = SourceLoc(file, int(m.group("line")), int(m.group("col") or 0))
-    msg = _clean_message(m.group("msg"))
+    if m is not None:
+        return SourceLoc(m.group("file") or path, int(m.group("line")), int(m.group("col") or 0)), m.group("msg")
+    last = trail.last
+    for prefix in (last.file if last is not None else None, path):
+        if prefix and text.startswith(f"{prefix}: "):
+            return None, text[len(prefix) + 2:]
+    _, sep, rest = text.partition(": ")  # another file name, or "None" (no coordinate at all)
+    return None, rest if sep else text
+
+
+def _at_trail(msg: str, trail: _Trail, path: str) -> tuple[SourceLoc, str]:
+    """A message pycparser located only by file name, placed at the furthest token read."""
+    tok = trail.last
+    if tok is None:
+        return SourceLoc(path), msg
+    loc = SourceLoc(tok.file or path, tok.line, tok.col)
+    if trail.at_end:
+        return loc, "unexpected end of input" if msg == "At end of input" else f"{msg} at end of input"
+    if msg.startswith("before"):
+        return loc, msg
+    return loc, f"{msg} before: {tok.value}"
+
+
+def _syntax_error(exc: Exception, path: str, markers: MarkerSummary, trail: _Trail) -> CompileError:
+    loc, msg = _split_message(str(exc), trail, path)
+    if loc is None:
+        loc, msg = _at_trail(msg, trail, path)
+    msg = _clean_message(msg)
     if not msg.startswith("syntax error") and not msg.startswith("missing terminating"):
         msg = f"syntax error: {msg}"
-    if file in markers.system_files or file == PRELUDE_FILE:
+    if loc.file in markers.system_files or loc.file == PRELUDE_FILE:
         msg += " (in a system header: the construct or header is not supported by dpn-synth's C parser)"
     return CompileError(loc, msg)
 
 
+def _parser_failure(exc: Exception, path: str, trail: _Trail) -> CompileError:
+    """pycparser's own invariants failing on malformed input: still a problem of the input, located
+    at the token the parser had reached."""
+    why = f"the C parser cannot handle this input ({type(exc).__name__}: {exc})"
+    tok = trail.last
+    if tok is None:
+        return CompileError(SourceLoc(path), f"syntax error: {why}")
+    return CompileError(SourceLoc(tok.file or path, tok.line, tok.col), f"syntax error near '{tok.value}': {why}")
+
+
 def parse_source(text: str, path: str) -> c_ast.FileAST:
     """Parse preprocessed text; syntax errors become `CompileError`s at the user's file:line:col."""
+    trail = _Trail()
     try:
-        return _Parser().parse(text, filename=path)
+        return c_parser.CParser(lexer=_recording_lexer(trail)).parse(text, filename=path)
     except c_parser.ParseError as exc:
-        raise _syntax_error(exc, path, scan_line_markers(text)) from None
+        raise _syntax_error(exc, path, scan_line_markers(text), trail) from None
     except RecursionError:
         raise CompileError(SourceLoc(path), "program nested too deeply to parse") from None
     except (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
-        # pycparser's own invariants failing on malformed input: still a problem of the input.
-        raise CompileError(
-            SourceLoc(path), f"syntax error: the C parser cannot handle this input ({type(exc).__name__}: {exc})"
-        ) from None
+        raise _parser_failure(exc, path, trail) from None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -293,6 +363,9 @@ def _select_kernel(ast: c_ast.FileAST, path: str, function: str | None, markers:
     if not candidates:
         if not names:
             raise CompileError(SourceLoc(path), "no function definitions found: nothing to compile")
+        implicit = _implicit_kernel(user_funcs)
+        if implicit is not None:
+            return implicit
         raise CompileError(
             SourceLoc(path),
             "no kernel found: no function contains '#pragma scop'; functions defined: "
@@ -306,6 +379,29 @@ def _select_kernel(ast: c_ast.FileAST, path: str, function: str | None, markers:
             f"several functions contain '#pragma scop': {where}; choose one with --function NAME",
         )
     return candidates[0]
+
+
+def _has_loop(func: c_ast.FuncDef) -> bool:
+    stack: list[c_ast.Node] = [func.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            return True
+        stack.extend(child for _, child in node.children())
+    return False
+
+
+def _implicit_kernel(user_funcs: Sequence[c_ast.FuncDef]) -> c_ast.FuncDef | None:
+    """The kernel of a file without `#pragma scop`, when there is no doubt which function it is: the
+    only function with loops, or the only function besides `main` (a test driver).  Its whole body
+    is then the scop, as with `--function`.  None when several functions qualify."""
+    with_loops = [f for f in user_funcs if _has_loop(f)]
+    if len(with_loops) == 1:
+        return with_loops[0]
+    not_main = [f for f in user_funcs if f.decl.name != "main"]
+    if len(not_main) == 1:
+        return not_main[0]
+    return None
 
 
 def _check_file_scope_pragmas(ast: c_ast.FileAST, path: str, markers: MarkerSummary) -> None:
@@ -328,7 +424,8 @@ def parse_kernel(
     """Preprocess and parse `path`, and pick the kernel function.
 
     The kernel is the function named `function` if given, else the only function of the user's files
-    containing `#pragma scop`.  All problems are `CompileError`s located in the user's file.
+    containing `#pragma scop`, else (no such pragma anywhere) the only function with loops or the only
+    function besides `main`.  All problems are `CompileError`s located in the user's file.
     """
     text = preprocess(path, include_dirs=include_dirs, defines=defines, std=std)
     ast = parse_source(text, path)
@@ -337,6 +434,7 @@ def parse_kernel(
     if function is None:
         _check_file_scope_pragmas(ast, path, markers)
     check_gnu_placeholders(func, path)
+    check_declared(func, ast, path)
     scop = find_scop(func, path)
     typedefs = types.MappingProxyType(_collect_typedefs(ast, func))
     return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text)

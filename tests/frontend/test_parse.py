@@ -158,12 +158,41 @@ int main(int argc, char **argv) { polybench_timer_start(); undefined_function(ar
 
 
 def test_no_kernel_lists_functions(tmp_path: Path) -> None:
-    path = write(tmp_path, "int helper(int x) { return x + 1; }\nint main(void) { return helper(1); }\n")
+    src = "int helper(int x) { return x + 1; }\nint other(int x) { return x; }\nint main(void) { return helper(1); }\n"
+    path = write(tmp_path, src)
     err = error_of(path)
     assert err.loc is not None and err.loc.file == path
-    assert "helper" in err.message and "main" in err.message
+    assert "helper" in err.message and "other" in err.message and "main" in err.message
     assert "--function" in err.message
     assert "#pragma scop" in err.message
+
+
+LOOP_KERNEL = "void k(int n, double x[n]) {\n  for (int i = 0; i < n; i++)\n    x[i] = 2 * x[i];\n}\n"
+INIT = "void init(int n, double x[n]) {\n  for (int i = 0; i < n; i++)\n    x[i] = i;\n}\n"
+MAIN_LOOP = "int main(void) {\n  double x[4];\n  for (int i = 0; i < 4; i++) x[i] = i;\n  k(4, x);\n  return 0;\n}\n"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        LOOP_KERNEL,  # the only function
+        LOOP_KERNEL + "int main(void) { double x[4] = {0}; k(4, x); return 0; }\n",  # the only one with loops
+        LOOP_KERNEL + MAIN_LOOP,  # both have loops: the only one besides main
+        "void k(double x[2]) {\n  x[0] = x[1];\n}\nint main(void) { return 0; }\n",  # straight-line kernel
+    ],
+    ids=["alone", "only-loops", "only-non-main", "no-loops"],
+)
+def test_single_kernel_found_without_pragmas(tmp_path: Path, src: str) -> None:
+    """No `#pragma scop` and no --function: an unambiguous kernel is taken whole, as with --function."""
+    k = parse_kernel(write(tmp_path, src))
+    assert k.func.decl.name == "k"
+    assert k.scop is None
+
+
+def test_several_candidates_without_pragmas_are_listed(tmp_path: Path) -> None:
+    err = error_of(write(tmp_path, INIT + LOOP_KERNEL + MAIN_LOOP))
+    assert "no kernel found" in err.message
+    assert "init, k, main" in err.message and "--function" in err.message
 
 
 def test_no_function_at_all(tmp_path: Path) -> None:
@@ -253,6 +282,27 @@ def test_syntax_error_at_end_of_input(tmp_path: Path) -> None:
     err = error_of(write(tmp_path, "void k(int n) {\n  n = n + 1;\n"))
     assert "end of input" in err.message
     assert err.loc is not None and err.loc.line == 2
+
+
+@pytest.mark.parametrize(
+    "src, line, col, near",
+    [
+        ("void k(double x[3]) {\n  x[0] = (x[1] * );\n}\n", 2, 18, "before ')'"),
+        ("void k(double x[3]) {\n  x[0] = (double) ;\n}\n", 2, 19, "before ';'"),
+        ("void k(double x[3]) {\n  x[] = 1.0;\n}\n", 2, 5, "before ']'"),
+        ("void k(double x[3]) {\n  x[0] = x[1] ? : x[2];\n}\n", 2, 17, "before ':'"),
+        ("void k(int x[9]) {\n  for (int i = 0; i < 9 i++) x[i] = 0;\n}\n", 2, 25, "before 'i'"),
+        ("void k(int n) {\n  n = 1;\n}\n}\n", 4, 1, "before '}'"),
+        ("void k(int n) {\n  n = n + 1;\n", 2, 12, "end of input"),
+    ],
+    ids=["operand", "cast", "subscript", "ternary", "for", "stray-brace", "end"],
+)
+def test_syntax_error_positions(tmp_path: Path, src: str, line: int, col: int, near: str) -> None:
+    """Located at the token where the parser stopped, with pycparser 2.x and 3.x alike (the location
+    comes from the ParseError text and the tokens, never from pycparser's private state)."""
+    err = error_of(write(tmp_path, src))
+    assert err.loc is not None and (err.loc.line, err.loc.col) == (line, col), err.format()
+    assert err.message.startswith("syntax error") and near in err.message, err.message
 
 
 def test_empty_file(tmp_path: Path) -> None:
