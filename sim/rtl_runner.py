@@ -11,7 +11,12 @@ several pytest-xdist workers at once, so builds are content-addressed:
 * a build happens in a private temp directory next to its final place and is published with one
   atomic ``rename``, so a directory under its final name is always complete;
 * an exclusive ``fcntl.flock`` on a per-key lock file serialises builders, so when two workers ask
-  for the same model at once exactly one compiles and the other waits and reuses it.
+  for the same model at once exactly one compiles and the other waits and reuses it;
+* the cache is bounded (`hls.cache`: ``$DPN_SYNTH_CACHE_MAX``, default 2 GiB): after publishing a
+  build, least recently used builds are evicted.  A `SimBuild` handle holds a shared lock on its
+  key's lock file for as long as it lives (`hls.cache.Pin`), and eviction only removes builds it can
+  lock exclusively, so a build being made or still used by any process is never removed.  Every
+  cache hit refreshes the build directory's mtime, its recency.
 
 A cached build is read-only afterwards: `run_cocotb` runs the simulation with its working
 directory (waves, results.xml, logs) in a caller-chosen ``test_dir``, so any number of simulations
@@ -24,7 +29,6 @@ optional extra); `run_cocotb` runs either, since a `SimBuild` records its simula
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import hashlib
 import json
@@ -42,6 +46,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from hls import cache as build_cache
 from hls.toolchain import (
     ToolchainError,
     ensure_verilator_env,
@@ -80,6 +85,8 @@ _DEFAULT_TIMESCALE: tuple[str, str] = ("1ns", "1ps")
 # is split over several C++ files (every non-trivial design); `-include` is the value gcc needs.
 DEFAULT_MAKE_VARS: Mapping[str, str] = MappingProxyType({"OPT_FAST": "-O2", "CFG_CXXFLAGS_PCH_I": "-include"})
 _TAIL_LINES = 80
+#: `_cached_build` gives up when its fresh build is evicted before it can pin it this many times.
+_EVICTED_RETRIES = 5
 
 # `cocotb_tools.runner` reads several settings from `os.environ` and lets `os.environ` override the
 # `extra_env` it is given.  To make our arguments win (and to keep a stray WAVES=1 in the user's
@@ -102,6 +109,9 @@ class SimBuild:
 
     `fresh` records whether this particular call compiled the model (False: it came from the cache);
     it is excluded from equality so two handles to the same cached build compare equal.
+
+    `pin` keeps the build in use (`hls.cache.Pin`): while this handle (or a copy) lives, cache
+    eviction leaves the build directory alone.  Keep the handle while running the model.
     """
 
     build_dir: Path
@@ -110,6 +120,7 @@ class SimBuild:
     trace: str | None = None  # waveform format the model records: "fst", "vcd" or None
     fresh: bool = field(default=False, compare=False)
     simulator: str = "verilator"
+    pin: build_cache.Pin | None = field(default=None, compare=False, repr=False)
 
     @property
     def executable(self) -> Path:
@@ -180,10 +191,7 @@ class CocotbResult:
 
 def default_cache_root() -> Path:
     """``$DPN_SYNTH_CACHE/verilator`` if set, else ``~/.cache/dpn-synth/verilator``."""
-    env = os.environ.get("DPN_SYNTH_CACHE")
-    if env:
-        return Path(env).expanduser() / "verilator"
-    return Path.home() / ".cache" / "dpn-synth" / "verilator"
+    return build_cache.kind_dir("verilator")
 
 
 def _cocotb_identity() -> dict[str, str]:
@@ -398,20 +406,25 @@ def _cached_build(
         simulator=simulator,
     )
     root = Path(cache_root) if cache_root is not None else default_cache_root()
+    budget = build_cache.max_bytes()  # a bad $DPN_SYNTH_CACHE_MAX fails now, not after a long build
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
-    result = SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, simulator=simulator)
-
-    # Fast path: published directories are complete (rename is atomic, marker written first).
-    if (final / BUILD_MARKER).is_file():
-        return result
-
     lock_path = root / f"{key}.lock"
-    with open(lock_path, "a+b") as lock_file:
-        fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX)
-        try:
+    fresh = False
+
+    for _ in range(_EVICTED_RETRIES):
+        # A shared lock on the key's lock file marks the build as in use (eviction skips it); it waits
+        # while a builder or an eviction holds the exclusive lock.
+        pin = build_cache.pin_entry(lock_path)
+        # Published directories are complete (rename is atomic, marker written first).
+        if (final / BUILD_MARKER).is_file():
+            build_cache.touch(final)  # recency, for least-recently-used eviction
+            return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=fresh,
+                            simulator=simulator, pin=pin)
+        pin.release()
+        with build_cache.Exclusive(lock_path) as lock:
             if (final / BUILD_MARKER).is_file():  # somebody else built it while we waited
-                return result
+                continue
             # Only the lock holder creates temp dirs for this key, so any left over are debris
             # from a builder that was killed; clear them (and a marker-less final dir, if any).
             for stale in root.glob(f".{key}.tmp-*"):
@@ -429,9 +442,18 @@ def _cached_build(
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
-        finally:
-            fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
-    return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=True, simulator=simulator)
+            build_cache.touch(final)
+            fresh = True
+            pin = lock.downgrade()  # the builder keeps using it: exclusive -> shared
+        if pin is not None and (final / BUILD_MARKER).is_file():
+            build_cache.after_publish("verilator", root, budget)  # our build is pinned: never evicted
+            return SimBuild(build_dir=final, toplevel=toplevel, key=key, trace=trace, fresh=True,
+                            simulator=simulator, pin=pin)
+        # Evicted in the instant between publishing and pinning (flock conversion is not atomic): again.
+    raise SimBuildError(
+        f"the build of '{toplevel}' in {root} was evicted {_EVICTED_RETRIES} times before it could be used "
+        f"(is DPN_SYNTH_CACHE_MAX far too small? it is {build_cache.format_size(budget)})"
+    )
 
 
 def _build_progress(progress: bool, simulator: str, toplevel: str) -> contextlib.AbstractContextManager:
@@ -497,6 +519,10 @@ def _compile(
     product = build_dir / ("sim.vvp" if simulator == "icarus" else toplevel)
     if not product.is_file():
         raise SimBuildError(f"{name} build of '{toplevel}' produced no executable:\n{_tail(log)}")
+    # Verilator's precompiled headers (*.gch: ~150 MB for a generated design, ~95% of the directory)
+    # only serve the C++ compile, which never runs again in a published build: drop them.
+    for pch in build_dir.rglob("*.gch"):
+        pch.unlink(missing_ok=True)
     marker = {
         "key": key,
         "simulator": simulator,
