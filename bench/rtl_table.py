@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hls.cli import _network_stats, _traffic
+from hls.metrics import network_stats, traffic
 from hls.diagnostics import CompileError
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
@@ -34,13 +34,13 @@ def measure(path: Path) -> dict | None:
     inputs = random_inputs(res.program, 0)
     with tempfile.TemporaryDirectory() as work:
         out = run_rtl(design, inputs, Path(work))
-    traffic = _traffic(res.program, res.tables, res.network)
-    stats = _network_stats(res.network)
+    traffic_figures = traffic(res.program, res.network)
+    stats = network_stats(res.network)
     return {
         "kernel": path.stem, "options": "--tile none", "cycles": out.cycles,
-        "roofline_cycles": traffic["roofline_cycles"],
-        "cycles_per_roofline": round(out.cycles / max(1, traffic["roofline_cycles"]), 2),
-        "compulsory_words": traffic["compulsory_words"], "channel_words": stats["channel_words"],
+        "roofline_cycles": traffic_figures["roofline_cycles"],
+        "cycles_per_roofline": round(out.cycles / max(1, traffic_figures["roofline_cycles"]), 2),
+        "compulsory_words": traffic_figures["compulsory_words"], "channel_words": stats["channel_words"],
         "processes": stats["processes"], "compile_s": round(compile_s, 2),
         "sim_cycles_per_s": round(out.cycles / max(1e-9, out.seconds_sim)),
         "completed": out.completed,

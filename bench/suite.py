@@ -11,7 +11,7 @@ arrays compared bit for bit with gcc.  Configurations: `none` (--tile none), `au
 (--tile auto --parallel N).  A configuration the compiler refuses (UsageError / CompileError) is a
 `skipped` row with the message; a wrong result or deadlock is a `fail` row; a crash an `error` row.
 
-Figures per row (bench/README.md explains them): cycles, roofline_cycles (`hls.cli._traffic`:
+Figures per row (bench/README.md explains them): cycles, roofline_cycles (`hls.metrics.traffic`:
 max(instances / compute processes, compulsory words / memory ports)) and their ratio; words moved by
 the load/store units, compulsory words (live-in + live-out elements) and their ratio; channel words;
 optional Yosys `synth_xilinx` LUT/FF/BRAM18/DSP (`--estimate`); compile seconds (front end to Verilog)
@@ -107,23 +107,13 @@ def _round(x: Optional[float], n: int = 3) -> Optional[float]:
     return None if x is None else round(x, n)
 
 
-def _array_compulsory(program) -> dict[str, int]:
-    """Per array: live-in plus live-out elements (`hls.cli._traffic`'s compulsory words, by array)."""
-    from hls.poly import isl_utils as iu
-
-    live: dict[str, set] = {}
-    for kind, rel in (("in", program.flow.live_in), ("out", program.flow.live_out)):
-        for aid, m in rel.items():
-            arr = program.access(aid).array
-            live.setdefault(arr, set()).update((kind, tuple(q)) for q in iu.points(m.range()).tolist())
-    return {a: len(v) for a, v in live.items()}
-
-
 def _traffic_note(res, ports: dict[str, list[int]]) -> str:
     """Arrays moved more than their compulsory words, with how many tile bands move them."""
     from hls.dpn.network import ProcessKind
 
-    comp = _array_compulsory(res.program)
+    from hls.metrics import compulsory_by_array
+
+    comp = compulsory_by_array(res.program)
     bands: dict[str, set] = {}
     for p in res.network.processes:
         if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
@@ -203,12 +193,12 @@ def _latency_model(net, tables) -> tuple[Optional[int], Optional[int]]:
 
 def network_figures(res, local_words: int) -> dict:
     """DPN-level figures of a compiled network (no simulation)."""
-    from hls.cli import _network_stats, _traffic
+    from hls.metrics import network_stats, traffic as traffic_of
     from hls.dpn.network import ProcessKind
 
     net, tables = res.network, res.tables
-    traffic = _traffic(res.program, tables, net)
-    stats = _network_stats(net)
+    traffic = traffic_of(res.program, net)
+    stats = network_stats(net)
     loaded = stored = 0
     ports: dict[str, list[int]] = {}
     compute: list[tuple[int, str, str]] = []

@@ -50,9 +50,11 @@ ESTIMATE_EXAMPLES = """examples:
   dpn-synth estimate examples/fir-int.c -D N=16                 # xc7 LUT/FF/BRAM18/DSP, total and per module
   dpn-synth estimate examples/gemm-int.c --target ice40 --json  # one JSON object: lut, ff, bram, dsp, modules
   dpn-synth estimate examples/atax.c --param m=12 --param n=16 --tile auto --timeout 600
+  dpn-synth estimate examples/gemm-int.c --tile auto --target ecp5 --pnr --json  # post-route Fmax, time in us
 
 Needs Yosys: a native `yosys` on PATH, or pip install 'dpn-synth[estimate]' (YoWASP build).
-Results are cached by content (~/.cache/dpn-synth/yosys, or $DPN_SYNTH_YOSYS_CACHE).
+--target ecp5 --pnr also needs nextpnr-ecp5 (a native one on PATH, or pip install 'dpn-synth[pnr]').
+Results are cached by content (~/.cache/dpn-synth/yosys and .../pnr, or under $DPN_SYNTH_CACHE).
 """
 
 
@@ -68,6 +70,13 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]", help="preprocessor macro")
     p.add_argument("--function", help="kernel function (default: the one holding #pragma scop)")
     p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
+
+
+def _clock_mhz_arg(p: argparse.ArgumentParser) -> None:
+    """`--clock-mhz`, shared by `compile` and `estimate` (`hls/rtl/clock.py`)."""
+    p.add_argument("--clock-mhz", type=float, default=None, metavar="F",
+                   help="clock target in MHz: the datapath is pipelined so that no register-to-register path "
+                        "exceeds the period (default 150), and the place-and-route constraint")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -111,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --interface axi4: one shared master m_axi_gmem instead of one per array")
         if name == "compile":
             c.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="output directory")
+            _clock_mhz_arg(c)
             c.add_argument("--closed-forms", action="store_true",
                            help="report words moved and channel sizes as closed forms in the tile scale b "
                                 "(monoparametric tiling; re-compiles the kernel along its size family, slower)")
@@ -120,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
             c.add_argument("--dpn-only", action="store_true", help="run only the Python DPN simulator")
             c.add_argument("--seed", type=int, default=0, help="random inputs and interleaving")
             c.add_argument("--stall", type=float, default=0.0, metavar="P", help="random back-pressure probability")
+            c.add_argument("--trace", metavar="FILE",
+                           help="write the waveform of the RTL run to FILE: FILE.fst (needs the lz4 headers, e.g. "
+                                "apt-get install liblz4-dev) or FILE.vcd")
             c.add_argument("--json", action="store_true", help="print one JSON object")
     e = sub.add_parser("estimate", help="compile, synthesize the RTL with Yosys, print FPGA resources",
                        epilog=ESTIMATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -132,10 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--merge", choices=("auto", "none"), default="auto",
                    help="balance compute processes: merge light ones or cut bands into slabs (auto, default), "
                         "or keep one per statement (none)")
-    e.add_argument("--target", choices=("xc7", "ice40"), default="xc7",
-                   help="xc7: Xilinx 7 series, synth_xilinx (default); ice40: iCE40 HX/LP, synth_ice40")
+    e.add_argument("--target", choices=("xc7", "ice40", "ecp5"), default="xc7",
+                   help="xc7: Xilinx 7 series, synth_xilinx (default); ice40: iCE40 HX/LP, synth_ice40; "
+                        "ecp5: Lattice ECP5 LFE5U-85F, synth_ecp5 (with --pnr: placed and routed by nextpnr-ecp5)")
+    e.add_argument("--pnr", action="store_true",
+                   help="with --target ecp5: place and route (nextpnr-ecp5): post-route Fmax, utilisation, the "
+                        "critical path, and time = modelled cycles / Fmax")
+    _clock_mhz_arg(e)
     e.add_argument("--timeout", type=float, default=1800.0, metavar="S",
-                   help="give up when synthesis takes longer than S seconds (default 1800)")
+                   help="give up when synthesis (or place and route) takes longer than S seconds (default 1800)")
     e.add_argument("--no-cache", action="store_true", help="synthesize again even if the result is cached")
     e.add_argument("--json", action="store_true", help="print one JSON object")
     x = sub.add_parser("explore",
@@ -169,6 +187,14 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("-v", "--verbose", action="store_true", help="print notes")
     sub.add_parser("bench", add_help=False,
                    help="run the benchmark suite: cycles and traffic against the roofline (`dpn-synth bench --help`)")
+    k = sub.add_parser("cache", help="show or empty the build caches (Verilator/Icarus builds, Yosys and nextpnr "
+                                     "results, gcc objects)",
+                       description="The build caches under $DPN_SYNTH_CACHE (default ~/.cache/dpn-synth), bounded "
+                                   "by $DPN_SYNTH_CACHE_MAX (bytes or 500M, 2G, ...; default 2G): least recently "
+                                   "used entries are evicted, never one in use.")
+    k_what = k.add_mutually_exclusive_group(required=True)
+    k_what.add_argument("--info", action="store_true", help="print the root, size and entries per kind, budget")
+    k_what.add_argument("--clear", action="store_true", help="remove every entry that is not in use")
     return parser
 
 
@@ -215,69 +241,44 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def _network_stats(net) -> dict:
-    from .dpn.network import ChannelKind, ProcessKind
+def _generate(res):
+    """The RTL of the compiled network, or (None, why not) when an operator has no hardware yet."""
+    from .rtl.generate import generate
 
-    chans = net.channels
-    return {
-        "processes": len(net.processes),
-        "compute_processes": sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE),
-        "channels": len(chans),
-        "fifos": sum(1 for c in chans if c.kind == ChannelKind.FIFO),
-        "fifos_with_multiplicity": sum(1 for c in chans if c.kind == ChannelKind.FIFO_MULT),
-        "buffers": sum(1 for c in chans if c.kind == ChannelKind.BUFFER),
-        "channel_words": sum(c.words for c in chans),
-    }
-
-
-def _traffic(program, tables, net) -> dict:
-    """Statement instances and the compulsory off-chip traffic (live-in + live-out elements)."""
-    from .dpn.network import ProcessKind
-    from .poly import isl_utils as iu
-
-    instances = sum(iu.card(s.domain) for s in program.statements)
-    live_in = set()
-    for rid, m in program.flow.live_in.items():
-        arr = program.access(rid).array
-        live_in |= {(arr, tuple(p)) for p in iu.points(m.range()).tolist()}
-    live_out = set()
-    for wid, m in program.flow.live_out.items():
-        arr = program.access(wid).array
-        live_out |= {(arr, tuple(p)) for p in iu.points(m.range()).tolist()}
-    n_compute = sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE)
-    compulsory = len(live_in) + len(live_out)
-    # Memory bandwidth: one word per cycle on each array's port (the simulation memory's default).
-    ports = len({p.array for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)})
-    words_per_cycle = max(1, ports)
-    return {
-        "statement_instances": instances,
-        "compulsory_words": compulsory,
-        "memory_words_per_cycle": words_per_cycle,
-        "roofline_cycles": max(-(-instances // max(1, n_compute)), -(-compulsory // words_per_cycle)),
-    }
+    try:
+        return generate(res.network), None
+    except CompileError as e:
+        if "floating-point" not in e.message and "no hardware operator" not in e.message:
+            raise
+        note = f"RTL not generated: {e.message} ({e.loc})"
+        print(f"dpn-synth: warning: {note}", file=sys.stderr)
+        return None, note
 
 
-def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
+TESTBENCH_MAX_INSTANCES = 10_000_000  # the testbench's own cycle limit: beyond it, no test data is written
+
+
+def _write_rtl(outdir: Path, res, args: argparse.Namespace, design) -> None:
     """`rtl/*.v` and a standalone cocotb testbench `tb/` with inputs and gcc's expected outputs."""
     import numpy as np
+
+    from .metrics import traffic
 
     from sim.gcc_ref import GccReference
     from sim.hoisted import write_host_files
     from sim.inputs import random_inputs
     from sim.rtl_sim import scalar_bits, to_hex, write_design
 
-    from .rtl.generate import generate
-
-    try:
-        design = generate(res.network)
-    except CompileError as e:
-        if "floating-point" not in e.message and "no hardware operator" not in e.message:
-            raise
-        note = f"RTL not generated: {e.message} ({e.loc})"
-        print(f"dpn-synth: warning: {note}", file=sys.stderr)
-        return note
     rtl_files, tb_files = write_design(design, outdir)
     tb = outdir / "tb"
+    instances = traffic(res.program, res.network)["statement_instances"]
+    if instances > TESTBENCH_MAX_INSTANCES:  # gcc's reference alone would take minutes: no test data
+        (tb / "README.md").write_text(
+            f"No test data: the kernel runs {instances} statement instances, more than a simulation can cover "
+            f"({TESTBENCH_MAX_INSTANCES}). Compile it at a smaller size to get a runnable testbench.\n")
+        print(f"dpn-synth: note: tb/ has no test data ({instances} statement instances, more than "
+              f"{TESTBENCH_MAX_INSTANCES} simulated): compile a smaller size for a runnable testbench", file=sys.stderr)
+        return
     data = tb / "data"
     data.mkdir()
     inputs = random_inputs(res.program, 0)
@@ -298,17 +299,52 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace) -> Optional[str]:
     sim_dir = Path(__file__).resolve().parent.parent / "sim"
     shutil.copyfile(sim_dir / "cocotb_top.py", tb / "test_top.py")
     shutil.copyfile(sim_dir / "tb_standalone.py", tb / "run.py")
-    return None
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .dpn.serialize import dot_to_svg, network_to_dot, network_to_json
+    from .metrics import network_stats
     from .pipeline import run
-    from .report import write_reports
+    from .rtl.clock import check_clock, target_clock
 
     _check_interface(args)
+    if args.clock_mhz is not None:
+        try:
+            check_clock(args.clock_mhz)
+        except ValueError as e:
+            raise UsageError(f"--clock-mhz: {e}") from None
     opts = _options(args)
-    res = run(opts, dump_after=args.dump_after)
+    with target_clock(args.clock_mhz) as clock:  # the datapath is pipelined for it (hls/rtl/clock.py)
+        res = run(opts, dump_after=args.dump_after)
+        design, rtl_note = _generate(res)
+        kit = _write_outputs(args, opts, res, design, rtl_note, clock)
+    if not args.quiet:
+        s = network_stats(res.network)
+        cycles = (res.timing or {}).get("estimated_cycles")
+        out = Path(args.output)
+        print(f"wrote {out}/: {s['processes']} processes, {s['channels']} channels "
+              f"({s['fifos']} FIFOs), {s['channel_words']} channel words"
+              + (f"; about {cycles} cycles" if cycles else ""))
+        if kit is not None:
+            print(f"top: {kit.top} (rtl/, {len(kit.files)} files in order in rtl/files.f); "
+                  f"testbench: python {out}/tb/run.py")
+            print(f"vendor kit: vivado/build.tcl, quartus/{kit.top}.qsf"
+                  + (f", {res.program.name}_regs.h" if kit.axi_masters else "") + f" (clock {clock:g} MHz)")
+        print("report: report.md, report.json; pictures: dpn.svg (and dpn.dot for Graphviz)")
+        if args.verbose:
+            for n in res.program.notes:
+                print(f"note: {n}", file=sys.stderr)
+    return 0
+
+
+def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Optional[str], clock: float):
+    """Everything `compile` writes, into a temporary directory renamed to OUTDIR at the end (a failed
+    compile leaves the previous OUTDIR); returns the vendor kit's `KitInfo` (None without RTL)."""
+    from .metrics import network_stats, traffic
+    from .dpn.serialize import network_to_dot, network_to_json
+    from .dpn.svg import network_svg
+    from .report import top_interface, write_reports
+    from .rtl import vendor
+
     out = Path(args.output)
     parent = out.resolve().parent
     try:
@@ -316,50 +352,45 @@ def cmd_compile(args: argparse.Namespace) -> int:
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=parent))
     except OSError as e:
         raise UsageError(f"cannot create output directory `{out}`: {e.strerror or e}") from None
+    kit = None
     try:
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
-        dot_text = network_to_dot(res.network)
-        (tmp / "dpn.dot").write_text(dot_text)
-        svg, svg_note = dot_to_svg(dot_text)
-        if svg is not None:
-            (tmp / "dpn.svg").write_text(svg)
-        summary = {**_network_stats(res.network), **_traffic(res.program, res.tables, res.network),
+        (tmp / "dpn.dot").write_text(network_to_dot(res.network))
+        (tmp / "dpn.svg").write_text(network_svg(res.network))
+        summary = {**network_stats(res.network), **traffic(res.program, res.network),
                    **(res.timing or {})}
-        rtl_note = _write_rtl(tmp, res, args)
         if rtl_note:
             res.network.notes.append(rtl_note)
-        axi = _write_axi(tmp, res, args) if args.interface == "axi4" and not rtl_note else None
-        if args.interface == "axi4" and rtl_note:
+        axi = top = None
+        if design is not None:
+            _write_rtl(tmp, res, args, design)
+            axi = _write_axi(tmp, res, args, design) if args.interface == "axi4" else None
+            rtl = {**design.rtl, **(axi.files if axi else {})}
+            kit = vendor.write_kit(tmp, rtl, res.program.name, axi.top if axi else design.top, clock_mhz=clock,
+                                   axi=axi)
+            top = top_interface(design, rtl, axi, clock)
+        elif args.interface == "axi4":
             res.network.notes.append("AXI4 wrapper not generated: there is no RTL to wrap")
-        write_reports(tmp, res.program, res.network, summary, extra_md=axi[0] if axi else (),
-                      extra_json={"axi4": axi[1]} if axi else None, options=opts, closed_forms=args.closed_forms)
+        extra_md: list[str] = []
+        extra_json: dict = {}
+        if axi is not None:
+            from .rtl.axi import report_markdown
+
+            extra_md += report_markdown(axi) + [""]
+            extra_json["axi4"] = axi.to_json()
+        if kit is not None:
+            extra_md += vendor.report_markdown(kit)
+            extra_json["vendor_kit"] = {"top": kit.top, "clock": kit.clock, "clock_mhz": kit.clock_mhz,
+                                        "part": kit.part, "files": list(kit.written), "rtl_order": kit.files}
+        write_reports(tmp, res.program, res.network, summary, extra_md=extra_md, extra_json=extra_json or None,
+                      options=opts, closed_forms=args.closed_forms, top=top)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if not args.quiet:
-        s = _network_stats(res.network)
-        print(f"wrote {out}/: {s['processes']} processes, {s['channels']} channels "
-              f"({s['fifos']} FIFOs), {s['channel_words']} channel words")
-        print("pictures: dpn.dot, dpn.svg" if svg is not None
-              else f"pictures: dpn.dot (dpn.svg not written: {svg_note})")
-        if svg is None:
-            print(f"dpn-synth: note: dpn.svg not written ({svg_note}); {out}/dpn.dot is written", file=sys.stderr)
-        if args.verbose:
-            for n in res.program.notes:
-                print(f"note: {n}", file=sys.stderr)
-    return 0
-
-
-def _traffic_words(net, tables) -> tuple[int, int]:
-    """Words the load and store units move: one per iteration."""
-    from .dpn.network import ProcessKind
-
-    loaded = sum(len(tables.process(p.name).iterations) for p in net.processes if p.kind == ProcessKind.LOAD)
-    stored = sum(len(tables.process(p.name).iterations) for p in net.processes if p.kind == ProcessKind.STORE)
-    return loaded, stored
+    return kit
 
 
 def _check_interface(args: argparse.Namespace) -> None:
@@ -370,30 +401,57 @@ def _check_interface(args: argparse.Namespace) -> None:
                          "--interface axi4 to get the wrapper (tests/rtl/test_axi.py simulates it)")
 
 
-def _write_axi(outdir: Path, res, args: argparse.Namespace):
-    """`rtl/<kernel>_axi.v` and its modules; returns the report.md section (lines) and report.json entry."""
-    from .rtl.axi import generate_axi, report_markdown
-    from .rtl.generate import generate
+def _write_axi(outdir: Path, res, args: argparse.Namespace, design):
+    """`rtl/<kernel>_axi.v` and its modules; returns the `AxiWrapper` (register map, masters)."""
+    from .rtl.axi import generate_axi
 
-    axi = generate_axi(generate(res.network), bundle=args.axi_bundle,
+    axi = generate_axi(design, bundle=args.axi_bundle,
                        arg_order=[a.name for a in res.program.args if a.kind in ("scalar", "array")])
     for name, text in sorted(axi.files.items()):
         (outdir / "rtl" / name).write_text(text)
-    return report_markdown(axi), axi.to_json()
+    return axi
 
 
-def _run_rtl(res, inputs, args: argparse.Namespace):
+def _trace_format(args: argparse.Namespace) -> Optional[str]:
+    """`sim --trace FILE`: "fst" or "vcd" from FILE's suffix, checked before anything is compiled."""
+    if args.trace is None:
+        return None
+    if args.dpn_only:
+        raise UsageError("--trace records the RTL simulation; it does nothing with --dpn-only")
+    fmt = Path(args.trace).suffix.lower().lstrip(".")
+    if fmt not in ("fst", "vcd"):
+        raise UsageError(f"--trace {args.trace}: the file name must end in .fst or .vcd")
+    if fmt == "vcd" and args.simulator == "icarus":
+        raise UsageError("--trace with --simulator icarus records FST only (use FILE.fst)")
+    if fmt == "fst" and args.simulator == "verilator":
+        from sim.tb_standalone import fst_available
+
+        if not fst_available():
+            raise UsageError("--trace FILE.fst: Verilator's FST writer needs the lz4 headers, which are not "
+                             "installed (apt-get install liblz4-dev), or use FILE.vcd")
+    return fmt
+
+
+def _run_rtl(res, inputs, args: argparse.Namespace, trace: Optional[str] = None):
     from sim.rtl_sim import run_rtl
 
     from .rtl.generate import generate
 
     design = generate(res.network)
     with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
-        return run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator,
-                       progress=not args.quiet)
+        out = run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator,
+                      progress=not args.quiet, trace=trace)
+        if trace is not None:
+            dumps = sorted(Path(work).rglob(f"*.{trace}"))
+            if not dumps:
+                raise UsageError(f"--trace: the simulation wrote no .{trace} waveform")
+            Path(args.trace).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(dumps[0], args.trace)
+        return out
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    from .metrics import network_stats, traffic, traffic_words
     import numpy as np
 
     from sim.gcc_ref import GccReference
@@ -411,6 +469,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if find_iverilog() is None:
             raise UsageError("--simulator icarus needs Icarus Verilog, and `iverilog` is not on PATH "
                              "(install it, e.g. `apt-get install iverilog`, or use --simulator verilator)")
+    trace = _trace_format(args)
     res = run(_options(args), dump_after=args.dump_after)
     inputs = random_inputs(res.program, args.seed)
     expected = {k: v.copy() for k, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -423,13 +482,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
         outputs, cycles, steps = result.outputs, None, result.steps
         loaded, stored = result.words_loaded, result.words_stored
     else:
-        rtl = _run_rtl(res, inputs, args)
+        rtl = _run_rtl(res, inputs, args, trace)
+        if args.verbose and rtl.log:  # the simulator's output (the build log stays in the cache)
+            print(rtl.log, file=sys.stderr)
         problem, outputs, cycles, steps = rtl.problem, rtl.outputs, rtl.cycles, None
-        loaded, stored = _traffic_words(res.network, res.tables)
+        loaded, stored = traffic_words(res.network)
     t2 = time.perf_counter()
     mismatches = [] if problem else compare(expected, outputs)
     ok = problem is None and not mismatches
-    stats = _network_stats(res.network)
+    stats = network_stats(res.network)
     summary = {
         "ok": ok,
         "mismatches": len(mismatches),
@@ -438,7 +499,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         "steps": steps,
         "words_loaded": loaded,
         "words_stored": stored,
-        **_traffic(res.program, res.tables, res.network),
+        **traffic(res.program, res.network),
         **stats,
         **(res.fifo_stats or {}),
         **(res.timing or {}),
@@ -462,21 +523,34 @@ def cmd_sim(args: argparse.Namespace) -> int:
             work = f"{cycles} cycles" if cycles is not None else f"{steps} process steps"
             print(f"{verdict}: {res.program.name}: {len(mismatches)} mismatches, {work}, "
                   f"{stats['channels']} channels ({stats['fifos']} FIFOs), {stats['channel_words']} channel words")
+            if trace is not None:
+                print(f"waveform: {args.trace}")
     return 0 if ok else 1
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
     from . import estimate as est
     from .pipeline import run
+    from .rtl.clock import DEFAULT_CLOCK_MHZ, check_clock, target_clock
     from .rtl.generate import generate
 
     if not 0 < args.timeout <= 1e6:
         raise UsageError("--timeout must be a positive number of seconds (at most 1e6)")
+    if args.pnr and args.target != "ecp5":
+        raise UsageError(f"--pnr needs --target ecp5 (place and route is not available for {args.target})")
+    clock = DEFAULT_CLOCK_MHZ if args.clock_mhz is None else args.clock_mhz
+    try:
+        clock = check_clock(clock)
+    except ValueError as e:
+        raise UsageError(f"--clock-mhz: {e}") from None
+    if args.target == "ecp5":
+        return _estimate_ecp5(args, clock)
     yosys = est.find_yosys()
     if yosys is None:
         raise UsageError(est.NOT_FOUND_MESSAGE)
-    res = run(_options(args), dump_after=args.dump_after)
-    design = generate(res.network)
+    with target_clock(clock):
+        res = run(_options(args), dump_after=args.dump_after)
+        design = generate(res.network)
     try:
         result = est.estimate_design(design, args.target, timeout=args.timeout, use_cache=not args.no_cache,
                                      yosys=yosys)
@@ -490,6 +564,47 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         print(json.dumps({"kernel": res.program.name, **result.to_json()}, indent=2))
     else:
         sys.stdout.write(est.format_table(result))
+    return 0
+
+
+def _estimate_ecp5(args: argparse.Namespace, clock: float) -> int:
+    """`estimate --target ecp5 [--pnr]`: synth_ecp5 resources, or place and route (`hls/pnr.py`)."""
+    from . import pnr
+    from .pipeline import run
+    from .rtl.clock import target_clock
+    from .rtl.generate import generate
+
+    if pnr.find_yosys() is None:
+        raise UsageError(pnr.YOSYS_NOT_FOUND)
+    if args.pnr and pnr.find_nextpnr() is None:
+        raise UsageError(pnr.NEXTPNR_NOT_FOUND)
+    with target_clock(clock):
+        res = run(_options(args), dump_after=args.dump_after)
+        design = generate(res.network)
+    cycles = (res.timing or {}).get("estimated_cycles")
+    try:
+        if args.pnr:
+            result = pnr.pnr_design(design, clock, timeout=args.timeout, use_cache=not args.no_cache)
+        else:
+            result = pnr.synth_design(design, timeout=args.timeout, use_cache=not args.no_cache)
+    except pnr.PnrTimeout as e:
+        print(f"dpn-synth: error: {e} (raise --timeout)", file=sys.stderr)
+        return 2
+    except pnr.ToolNotFound as e:
+        raise UsageError(str(e)) from None
+    except pnr.PnrError as e:
+        print(f"dpn-synth: error: {e}", file=sys.stderr)
+        return 3
+    if args.json:
+        out = {"kernel": res.program.name, "target": "ecp5", "clock_mhz": clock, "cycles": cycles,
+               **result.to_json()}
+        if args.pnr:
+            out["time_us"] = round(cycles / result.fmax_mhz, 3) if cycles and result.fmax_mhz > 0 else None
+        print(json.dumps(out, indent=2))
+    elif args.pnr:
+        sys.stdout.write(pnr.format_result(result, cycles))
+    else:
+        sys.stdout.write(pnr.format_synth(result))
     return 0
 
 
@@ -557,6 +672,14 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return 1 if any(r["status"] == "fail" for r in rows) else 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    """`dpn-synth cache --info | --clear` (`hls/cache.py`; a bad $DPN_SYNTH_CACHE_MAX is a usage error)."""
+    from . import cache
+
+    sys.stdout.write(cache.format_info() if args.info else cache.format_clear(cache.clear()))
+    return 0
+
+
 def cmd_bench(argv: Sequence[str]) -> int:
     """`dpn-synth bench ...`: `python -m bench ...` (bench/suite.py parses its own options)."""
     root = Path(__file__).resolve().parent.parent
@@ -583,7 +706,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args.argv = argv
     try:
         return {"analyze": cmd_analyze, "compile": cmd_compile, "sim": cmd_sim,
-                "estimate": cmd_estimate, "explore": cmd_explore}[args.command](args)
+                "estimate": cmd_estimate, "explore": cmd_explore, "cache": cmd_cache}[args.command](args)
     except CompileError as e:
         print(e.format(), file=sys.stderr)
         return 2

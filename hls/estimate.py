@@ -31,7 +31,8 @@ Resource units:
 
 Synthesis is slow (seconds for a small kernel, minutes for a binary64 divider), so the raw ``stat``
 output is cached by a SHA-256 of the Yosys version, the script and every file's name and content,
-under ``$DPN_SYNTH_YOSYS_CACHE``, else ``$DPN_SYNTH_CACHE/yosys``, else ``~/.cache/dpn-synth/yosys``.
+under ``$DPN_SYNTH_YOSYS_CACHE``, else ``$DPN_SYNTH_CACHE/yosys``, else ``~/.cache/dpn-synth/yosys``
+(bounded by `hls.cache`: least recently used records are evicted beyond ``$DPN_SYNTH_CACHE_MAX``).
 A run that exceeds its time budget is killed (its whole process group) and raises `EstimateTimeout`;
 timeouts and failures are never cached.
 
@@ -60,6 +61,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
+
+from . import cache as build_cache
 
 __all__ = [
     "TARGETS",
@@ -191,13 +194,10 @@ def yosys_version(cmd: Sequence[str]) -> str:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("DPN_SYNTH_YOSYS_CACHE")
-    if env:
-        return Path(env).expanduser()
-    env = os.environ.get("DPN_SYNTH_CACHE")
-    if env:
-        return Path(env).expanduser() / "yosys"
-    return Path.home() / ".cache" / "dpn-synth" / "yosys"
+    """``$DPN_SYNTH_YOSYS_CACHE``, else ``$DPN_SYNTH_CACHE/yosys``, else ``~/.cache/dpn-synth/yosys``.
+
+    Bounded by `hls.cache` (``$DPN_SYNTH_CACHE_MAX``): least recently used records are evicted."""
+    return build_cache.kind_dir("yosys")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -273,9 +273,11 @@ def run_stat(files: Mapping[str, str], top: str, target: str = "xc7", *, timeout
     script = synth_script(sorted(files), top, target)
     key = _cache_key(yosys_version(cmd), script, files)
     entry = cache_dir() / key[:2] / f"{key}.json"
+    budget = build_cache.max_bytes() if use_cache else None  # a bad $DPN_SYNTH_CACHE_MAX fails early
     if use_cache and entry.is_file():
         try:
             rec = json.loads(entry.read_text())
+            build_cache.touch(entry)  # recency, for least-recently-used eviction
             return rec["stat"], True, float(rec.get("seconds", 0.0))
         except (OSError, ValueError, KeyError, TypeError):
             pass  # a damaged entry: synthesize again and overwrite it
@@ -301,6 +303,7 @@ def run_stat(files: Mapping[str, str], top: str, target: str = "xc7", *, timeout
             raise EstimateError(f"yosys wrote an unreadable stat.json: {e}") from None
     if use_cache:
         _store(entry, {"key": key, "top": top, "target": target, "seconds": round(seconds, 3), "stat": stat})
+        build_cache.after_publish("yosys", cache_dir(), budget)
     return stat, False, seconds
 
 

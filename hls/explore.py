@@ -122,7 +122,7 @@ def run_config(task: dict) -> dict:
 
 
 def _measure(row: dict, task: dict) -> None:
-    from .cli import _network_stats, _traffic, _traffic_words
+    from .metrics import network_stats, traffic as traffic_of, traffic_words
     from .pipeline import Options, run
 
     t0 = time.perf_counter()
@@ -134,10 +134,10 @@ def _measure(row: dict, task: dict) -> None:
         row.update(status="skipped", note=_one_line(e.message))
         return
     row["compile_s"] = round(time.perf_counter() - t0, 3)
-    net, tables = res.network, res.tables
-    stats = _network_stats(net)
-    traffic = _traffic(res.program, tables, net)
-    loaded, stored = _traffic_words(net, tables)
+    net = res.network
+    stats = network_stats(net)
+    traffic = traffic_of(res.program, net)
+    loaded, stored = traffic_words(net)
     moved = loaded + stored
     model = (res.timing or {}).get("estimated_cycles")
     row.update(

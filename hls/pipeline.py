@@ -17,10 +17,12 @@ from .dpn.network import ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.partition import build_network, slab_groups
-from .dpn.timing import Timing, deepen, model
+from .dpn.timing import Timing, deepen, model, simulate_timing
 from .rtl.generate import process_latencies, read_stages
+from .dpn import reduced as reduction
+from .dpn.reduced import TILE_CAP, instance_count, reduced_instance
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          slabs_independent, tile_program, with_fission)
+                          slabs_independent, tile_program, with_fission, with_point_order)
 from .dpn.serialize import network_to_json
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
@@ -93,6 +95,7 @@ class _Built:
     tables: NetworkTables
     timing: dict
     stages: list
+    config: dict = field(default_factory=dict)  # what was chosen, to build the same at full size (`_realized`)
 
     @property
     def cycles(self) -> Optional[int]:
@@ -100,32 +103,74 @@ class _Built:
 
 
 def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
-             parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None) -> _Built:
+             parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None,
+             config: Optional[dict] = None, chosen: Optional[_Built] = None) -> _Built:
     """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one.  A
     candidate the cycle model finds slower than `cutoff` cycles before `deepen` is not deepened; its
-    estimate is None (it cannot be the one kept)."""
+    estimate is None (it cannot be the one kept).  With `chosen` (the network chosen on a reduced
+    instance, `_realized`), the cycle model does not run: the channels get the words `deepen` gave
+    the chosen network's channels of the same names, and the estimate is scaled from its own."""
     stages = []
     net = build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                         onchip_words=opts.local_words // 4)
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
-    tables = NetworkTables(net)  # processes do not change from here on; channel tables are per name
-    net = type_channels(net, tables)
+    net = type_channels(net)
     typed = net
-    net = fifoize(net, tables)
+    net = fifoize(net)
     stages.append(("type-channels", net))
-    tables = tables.for_network(net)
+    tables = NetworkTables(net)
     net = size_channels(net, tables)
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)
-    net, model0, model1 = _deepened(net, tables, opts, cutoff)
-    timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles,
-              "deepen_words": sum(c.words for c in net.channels) - words}
-    if model0.cycles is None and cutoff is not None:
-        timing["cut_off"] = cutoff
+    sequential = {c.name: c.depth for c in net.channels}
+    if chosen is not None:
+        net, timing = _transferred(net, chosen)
+        if instance_count(program) <= MODEL_BELOW:  # one run of the model is affordable: exact estimate
+            stages_of = read_stages(net) if net.late_reads else None
+            timing["estimated_cycles"] = simulate_timing(net, tables, process_latencies(net),
+                                                         read_stage=stages_of).cycles
+    else:
+        net, model0, model1 = _deepened(net, tables, opts, cutoff)
+        timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles}
+        if model0.cycles is None and cutoff is not None:
+            timing["cut_off"] = cutoff
+    timing["deepen_words"] = sum(c.words for c in net.channels) - words
     stages.append(("deepen", net))
-    return _Built(net, typed, tables, timing, stages)
+    extra: dict[tuple, int] = {}
+    for c in net.channels:
+        if c.depth != sequential[c.name]:
+            extra[_link(c)] = max(extra.get(_link(c), 0), c.depth - sequential[c.name])
+    return _Built(net, typed, tables, timing, stages, dict(config or {}, extra=extra))
+
+
+def _link(c) -> tuple:
+    """What a channel connects: the same in the reduced and the full-size network, whose channel
+    numbers may differ (a dependence may fall into other pieces)."""
+    return c.producer, c.consumer, c.source_port, c.sink_port, c.role, c.kind
+
+MODEL_BELOW = 400_000  # statement instances up to which a network built at full size is modelled once
+
+
+def _work(net: ProcessNetwork) -> int:
+    """Iterations of the busiest compute process: what the cycles of a balanced network follow."""
+    return max((iu.card(p.domain) for p in net.iter_compute()), default=1)
+
+
+def _transferred(net: ProcessNetwork, chosen: _Built) -> tuple[ProcessNetwork, dict]:
+    """The chosen network's `deepen` words and operand read policy on the full-size network, and its
+    estimate scaled by the busiest process's iterations."""
+    extra = chosen.config.get("extra", {})
+    net = net.with_channels([replace(c, depth=c.depth + extra[_link(c)]) if _link(c) in extra else c
+                             for c in net.channels], net.stage)
+    net.late_reads = chosen.network.late_reads
+    scale = _work(net) / max(1, _work(chosen.network))
+    timing = {k: None if chosen.timing.get(k) is None else round(chosen.timing[k] * scale)
+              for k in ("cycles_sequential_sizes", "estimated_cycles")}
+    timing["reduced_instance"] = {"instances": sum(iu.card(s.domain) for s in chosen.network.program.statements),
+                                  "estimated_cycles": chosen.timing.get("estimated_cycles"), "scale": round(scale, 3)}
+    return net, timing
 
 
 def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
@@ -182,7 +227,9 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
         if affinity:  # the point of affinity bins: the light statements done before the heavy one reads them
             fissioned = fissioned or with_fission(program, tiling)
             t = fissioned or tiling
-        cand = _network(program, t, opts, groups, cutoff=CUTOFF * base)
+        cand = _network(program, t, opts, groups, cutoff=CUTOFF * base,
+                        config=dict(built.config, merge=(per_band, light_only, independent, affinity),
+                                    fission=t is not tiling))
         if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
             continue
         n = _compute_count(cand)
@@ -228,7 +275,8 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
         groups = slab_groups(program, t, k)
         if not groups:
             continue
-        cand = _network(program, t, opts, groups, parallel=k, uniform=True, cutoff=CUTOFF * base_cycles)
+        cand = _network(program, t, opts, groups, parallel=k, uniform=True, cutoff=CUTOFF * base_cycles,
+                        config=dict(built.config, slabs=k, fission=t is not tiling))
         if cand.cycles is None:
             continue
         n = _compute_count(cand)
@@ -278,17 +326,91 @@ def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
 CUTOFF = 3  # a candidate slower than this x the best one so far, before `deepen`, is dropped unfinished
 
 
-def _built_variants(program: PolyProgram, variants: Sequence[Tiling], opts: Options) -> list[_Built]:
-    """The networks of all variants, source point orders last (with a reduction innermost they are
-    often ten times slower, and modelling that is the costly part): each is modelled only up to
-    `CUTOFF` x the best estimate so far."""
+def _built_variants(variants: Sequence[tuple[PolyProgram, Tiling, int]], opts: Options) -> list[_Built]:
+    """The networks of all variants (program, tiling, index of its base tiling), source point orders
+    last (with a reduction innermost they are often ten times slower, and modelling that is the
+    costly part): each is modelled only up to `CUTOFF` x the best estimate so far.  A variant that
+    loses keeps no tables (they hold every instance): only its estimate is kept."""
     built: dict[int, _Built] = {}
-    best: Optional[int] = None
-    for k in sorted(range(len(variants)), key=lambda k: (variants[k].point_order == "original", k)):
-        b = built[k] = _network(program, variants[k], opts, cutoff=None if best is None else CUTOFF * best)
-        if b.cycles is not None and (best is None or b.cycles < best):
-            best = b.cycles
+    best: Optional[int] = None  # the one `_chosen` keeps: fewest cycles, then the first variant
+    for k in sorted(range(len(variants)), key=lambda k: (variants[k][1].point_order == "original", k)):
+        program, tiling, base = variants[k]
+        b = built[k] = _network(program, tiling, opts, cutoff=None if best is None else CUTOFF * built[best].cycles,
+                                config={"base": base, "point_order": tiling.point_order})
+        if b.cycles is not None and (best is None or (b.cycles, k) < (built[best].cycles, best)):
+            if best is not None:
+                _drop_tables(built[best])
+            best = k
+        elif best is not None:
+            _drop_tables(b)
     return [built[k] for k in range(len(variants))]
+
+
+def _drop_tables(b: _Built) -> None:
+    b.tables = None
+    b.stages = b.stages[:1]  # `_balanced` merges the partitioned network of the one kept
+
+
+def _chosen(variants: Sequence[tuple[PolyProgram, Tiling, int]], n_bases: int, opts: Options) -> _Built:
+    """The fastest variant by the cycle model, then merged or cut into slabs when that keeps its
+    throughput with fewer processes."""
+    built = _built_variants(variants, opts)
+    best = min(range(len(built)), key=lambda k: (built[k].cycles is None, built[k].cycles or 0, k))
+    (program, tiling, _), chosen = variants[best], built[best]
+    if len(variants) > 1:
+        tried = ", ".join(f"{_variant_name(t, n_bases)} {_cycles_text(b)}" for (_p, t, _k), b in zip(variants, built))
+        tiling = replace(tiling, reason=f"{tiling.reason}; {_variant_name(tiling, n_bases)} has the fewest "
+                                        f"modelled cycles ({tried})")
+        chosen.network.tiling = tiling
+    if tiling.is_tiled and opts.merge == "auto":
+        base_cycles = chosen.cycles
+        chosen = _balanced(program, tiling, chosen, opts)
+        chosen = _slabbed(program, tiling, chosen, base_cycles, opts)
+    return chosen
+
+
+def _variants(program: PolyProgram, base: Tiling, k: int, opts: Options) -> list[tuple[PolyProgram, Tiling, int]]:
+    tilings = point_order_variants(program, base) if opts.point_order == "latency" else [base]
+    return [(program, t, k) for t in tilings]
+
+
+def _reduced(program: PolyProgram, bases: Sequence[Tiling]) -> Optional[list[tuple[PolyProgram, Tiling]]]:
+    """Every base tiling's reduced instance (`dpn.reduced`), or None when the program is small enough
+    to choose at full size, or one of them cannot be reduced."""
+    if not all(b.is_tiled for b in bases) or instance_count(program) <= reduction.REDUCE_ABOVE:
+        return None
+    out = [reduced_instance(program, b) for b in bases]
+    return None if any(r is None for r in out) else out
+
+
+def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts: Options) -> _Built:
+    """The network chosen on a reduced instance (`small`), built once at full size: the same base
+    tiling, point order, fission, merge strategy or slabs, operand read policy and `deepen` words."""
+    cfg = small.config
+    base = bases[cfg["base"]]
+    tiling = base
+    if cfg["point_order"] != base.point_order:
+        tiling = with_point_order(program, base, cfg["point_order"]) or base
+    if cfg.get("fission"):
+        tiling = with_fission(program, tiling) or tiling
+    groups: Sequence[Sequence[str]] = ()
+    parallel, uniform = opts.parallel, False
+    if "slabs" in cfg:
+        parallel, uniform = cfg["slabs"], True
+        groups = slab_groups(program, tiling, parallel)
+    elif "merge" in cfg:
+        per_band, light_only, independent, affinity = cfg["merge"]
+        part = build_network(program, tiling, opts.parallel, onchip_words=opts.local_words // 4)
+        groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent,
+                                affinity=affinity)
+    out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small)
+    red = out.timing["reduced_instance"]
+    note = (f"network chosen on a reduced instance ({red['instances']} of {instance_count(program)} statement "
+            f"instances: the corner of each tile band with tiles of at most {TILE_CAP}), built once at full size; "
+            f"cycles scaled from its model by {red['scale']}")
+    out.network.notes.extend([*small.network.notes, note])
+    out.network.tiling = replace(tiling, reason=small.network.tiling.reason)
+    return out
 
 
 def _cycles_text(b: _Built) -> str:
@@ -343,22 +465,13 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         bases = _auto_candidates(program, opts)
     else:
         bases = [tile_program(program, tile_sizes, point_order=opts.point_order)]
-    variants = []
-    for base in bases:
-        variants += point_order_variants(program, base) if opts.point_order == "latency" else [base]
-    built = _built_variants(program, variants, opts)
-    best = min(range(len(built)), key=lambda k: (built[k].cycles is None, built[k].cycles or 0, k))
-    tiling, chosen = variants[best], built[best]
-    if len(variants) > 1:
-        tried = ", ".join(f"{_variant_name(t, len(bases))} {_cycles_text(b)}" for t, b in zip(variants, built))
-        tiling = replace(tiling, reason=f"{tiling.reason}; {_variant_name(tiling, len(bases))} has the fewest "
-                                        f"modelled cycles ({tried})")
-        chosen.network.tiling = tiling
-    if tiling.is_tiled and opts.merge == "auto":
-        base_cycles = chosen.cycles
-        chosen = _balanced(program, tiling, chosen, opts)
-        chosen = _slabbed(program, tiling, chosen, base_cycles, opts)
-        tiling = chosen.network.tiling
+    reduced = _reduced(program, bases)
+    if reduced is None:
+        chosen = _chosen([v for k, b in enumerate(bases) for v in _variants(program, b, k, opts)], len(bases), opts)
+    else:
+        small = _chosen([v for k, (p, b) in enumerate(reduced) for v in _variants(p, b, k, opts)], len(bases), opts)
+        chosen = _realized(program, bases, small, opts)
+    tiling = chosen.network.tiling
     after("tile", tiling)
     for name, ir in chosen.stages:
         after(name, ir)

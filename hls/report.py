@@ -8,13 +8,14 @@ import re
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import islpy as isl
 
 from .diagnostics import CompileError, UsageError
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .dpn.tables import NetworkTables
+from .poly import isl_utils as iu
 from .poly.program import PolyProgram
 
 
@@ -168,7 +169,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
             tiling = with_fission(prog, tiling) or tiling
         n = build_network(prog, tiling, parallel, uniform)
         tables = NetworkTables(n)
-        n = fifoize(type_channels(n, tables), tables)
+        n = fifoize(type_channels(n))
         tables = tables.for_network(n)
         n = size_channels(n, tables)
         cache[b] = {**_measure(n, tables), "bands": shape(tiling.bands)}
@@ -281,17 +282,163 @@ def _eval_poly(text: str, b: int):
     return int(value) if Fraction(value).denominator == 1 else value
 
 
-def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dict:
+# --------------------------------------------------------------------------------------------------
+# what an engineer needs first: the top module, its ports, the latency, the source map
+
+
+def _port_text(p) -> str:
+    return f"`{p.name}{p.range}`"
+
+
+def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[float] = None) -> dict:
+    """The module to instantiate (`<kernel>_top`, or the `<kernel>_axi` wrapper), its ports as read
+    from the generated Verilog, grouped by interface with the protocol of each (report.md and
+    report.json).  `rtl`: every rtl/ file name -> text; `axi`: the `AxiWrapper` when there is one."""
+    from .rtl.vendor import module_ports
+
+    module = axi.top if axi is not None else design.top
+    ports = module_ports(rtl[f"{module}.v"], module)
+    iface = design.interface
+    scalars = {s["port"]: s for s in iface["scalars"]}
+    arrays = {a["name"]: a for a in iface["arrays"]}
+    groups: list[dict] = []
+    by_key: dict[str, dict] = {}
+
+    def group(key: str, protocol: str, bus: Optional[str] = None) -> dict:
+        if key not in by_key:
+            by_key[key] = {"name": key, "protocol": protocol, "bus": bus, "ports": []}
+            groups.append(by_key[key])
+        return by_key[key]
+
+    def decl(a: dict) -> str:
+        return f"`{a['type']} {a['name']}" + "".join(f"[{s}]" for s in a.get("shape", [])) + "`"
+
+    clock = f" (target {clock_mhz:g} MHz)" if clock_mhz else ""
+    masters = {m["prefix"]: m for m in (axi.masters if axi is not None else [])}
+    for p in ports:
+        n = p.name
+        if axi is not None:
+            if n == "ap_clk":
+                g = group(n, f"the clock, rising edge{clock}")
+            elif n == "ap_rst_n":
+                g = group(n, "synchronous reset, active low")
+            elif n.startswith("s_axi_control_"):
+                g = group("s_axi_control", f"AXI4-Lite slave, 32-bit data, {axi.control_addr_width}-bit address: "
+                                           "AP_CTRL (ap_start/ap_done/ap_idle/ap_ready), interrupts, arguments "
+                                           "(register map below; C macros in the kernel's _regs.h)",
+                          bus="s_axi_control")
+            elif n == "interrupt":
+                g = group(n, "level, active high: GIE && (ISR != 0)")
+            else:
+                prefix = next((m for m in masters if n.startswith(m + "_")), None)
+                if prefix is None:
+                    g = group(n, "")
+                else:
+                    m = masters[prefix]
+                    arrs = ", ".join(decl(arrays[a]) for a in m["arrays"] if a in arrays)
+                    g = group(prefix, f"AXI4 master, {m['data_width']}-bit data, 64-bit address, "
+                                      f"{m['id_width']}-bit ID, INCR bursts up to 16 beats: {arrs}", bus=prefix)
+        elif n == "clk":
+            g = group(n, f"the clock, rising edge{clock}")
+        elif n == "rst":
+            g = group(n, "synchronous reset, active high (at least one cycle); not needed between runs")
+        elif n in ("start", "ready", "idle", "done"):
+            g = group("control", "block-level control like ap_ctrl_hs: `start` is taken in a cycle where `idle` "
+                                 "is high; `done` rises when the run is over (every store accepted) and stays high "
+                                 "until the next start; `ready` is high in the first cycle of `done`; the next "
+                                 "run needs no reset")
+        elif n in scalars:
+            s = scalars[n]
+            what = f"`{s['type']} {s['name']}`"
+            g = group(n, f"scalar argument {what}: hold it from `start` to `done`")
+        elif n == "heartbeat":
+            g = group(n, "debug: a handshake happened somewhere this cycle (watchdogs)")
+        elif n == "proc_finished":
+            g = group(n, "debug: bit k high when process k (Processes table order) has finished")
+        else:
+            array = next((a for a in arrays if n.startswith(a + "_req_") or n.startswith(a + "_rsp_")), None)
+            if array is None:
+                g = group(n, "")
+            else:
+                a = arrays[array]
+                g = group(f"{array} memory port", f"memory port of {decl(a)}: requests `valid`/`ready` with the "
+                                                  f"row-major element index `addr` ({a['width']}-bit words), "
+                                                  "`write`, `wdata`; one read response per read, in request order",
+                          bus=array)
+        g["ports"].append(p)
+    out = []
+    for g in groups:
+        dirs = sorted({p.direction for p in g["ports"]})
+        out.append({"name": g["name"], "bus": g["bus"], "direction": dirs[0] if len(dirs) == 1 else "both",
+                    "protocol": g["protocol"],
+                    "ports": [{"name": p.name, "direction": p.direction, "width": p.width} for p in g["ports"]]})
+    clk, rst = ("ap_clk", "ap_rst_n") if axi is not None else ("clk", "rst")
+    return {"module": module, "file": f"rtl/{module}.v", "interface": "axi4" if axi is not None else "native",
+            "core": design.top if axi is not None else None, "clock": clk, "reset": rst, "clock_mhz": clock_mhz,
+            "groups": out}
+
+
+def _ports_md(top: dict) -> list[str]:
+    lines = ["| ports | direction | protocol |", "|---|---|---|"]
+    short = {"input": "in", "output": "out", "inout": "inout", "both": "in/out"}
+    for g in top["groups"]:
+        ps = g["ports"]
+        if g["bus"] and len(ps) > 12:  # an AXI bus: the prefix and the widest signals
+            wide = [p for p in ps if p["width"] > 8]
+            names = f"`{g['bus']}_*` ({len(ps)} signals" + (", " + ", ".join(
+                f"{p['name'][len(g['bus']) + 1:]}[{p['width'] - 1}:0]" for p in wide[:6]) if wide else "") + ")"
+        else:
+            names = ", ".join(f"`{p['name']}" + (f"[{p['width'] - 1}:0]" if p["width"] > 1 else "") + "`"
+                              + (f" ({short[p['direction']]})" if g["direction"] == "both" else "") for p in ps)
+        lines.append(f"| {names} | {short[g['direction']]} | {g['protocol']} |")
+    return lines
+
+
+def source_map(program: PolyProgram, net: ProcessNetwork) -> list[dict]:
+    """Per statement (in source order): its C line, the compute processes that run it and the load /
+    store units that feed them or take their results."""
+    units: dict[str, set[str]] = {}
+    for c in net.channels:
+        for mine, other in ((c.consumer, c.producer), (c.producer, c.consumer)):
+            if net.process(other).kind != ProcessKind.COMPUTE:
+                units.setdefault(mine, set()).add(other)
+    rows = []
+    for st in sorted(program.statements, key=lambda s: (s.loc.line, s.loc.col, s.name)):
+        procs = [p.name for p in net.processes if st.name in p.statements]
+        mem = sorted({u for q in procs for u in units.get(q, ())})
+        rows.append({"statement": st.name, "file": st.loc.file, "line": st.loc.line, "text": st.text,
+                     "processes": procs, "memory_units": mem})
+    return rows
+
+
+def latency(summary: dict, clock_mhz: Optional[float], estimate: Optional[dict] = None) -> dict:
+    """The kernel's modelled latency in cycles (`hls/dpn/timing.py`), and in µs at the clock target and,
+    when an estimate gives one, at the estimated Fmax."""
+    from .dpn.timing import MEMORY_LATENCY
+
+    cycles = summary.get("estimated_cycles")
+    out: dict[str, Any] = {"cycles": cycles, "source": "cycle model", "memory_latency": MEMORY_LATENCY}
+    if cycles and clock_mhz:
+        out["clock_mhz"] = clock_mhz
+        out["us_at_clock_target"] = round(cycles / clock_mhz, 3)
+    fmax = (estimate or {}).get("fmax_mhz")
+    if cycles and fmax:
+        out["fmax_mhz"] = fmax
+        out["us_at_fmax"] = round(cycles / fmax, 3)
+    return out
+
+
+def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict, *, top: Optional[dict] = None,
+                estimate: Optional[dict] = None) -> dict:
     from .rtl.generate import process_latencies, read_stages
 
-    tables = NetworkTables(net)
     depth = process_latencies(net)
     late = read_stages(net)
     procs = []
     for p in net.processes:
         sts = [program.statement(s) for s in p.statements]
         procs.append({
-            "name": p.name, "kind": p.kind.value, "iterations": len(tables.process(p.name).iterations),
+            "name": p.name, "kind": p.kind.value, "iterations": iu.card(p.domain),
             # every process is fully pipelined: it starts an iteration each cycle its operands are there
             "ii": 1, "pipeline_depth": depth[p.name],
             # operands taken from their channels after issue, at the stage that needs them
@@ -311,25 +458,81 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict) -> dic
         "band_dims": t.band_dims}
     if t is not None and not t.is_tiled:
         tiling["reason"] = t.reason
-    return {"kernel": program.name, "file": program.file, "params": program.param_values(), "tiling": tiling,
-            "summary": summary, "processes": procs, "channels": chans, "notes": list(program.notes) + net.notes}
+    head: dict[str, Any] = {"kernel": program.name, "file": program.file}
+    if top is not None:
+        head["top"] = top
+    head["latency"] = latency(summary, (top or {}).get("clock_mhz"), estimate)
+    if estimate is not None:
+        head["estimate"] = estimate
+    return {**head, "params": program.param_values(), "tiling": tiling, "summary": summary, "processes": procs,
+            "source_map": source_map(program, net), "channels": chans,
+            "notes": list(program.notes) + net.notes}
+
+
+def _estimate_md(est: dict) -> str:
+    keys = [("lut", "LUT"), ("ff", "FF"), ("bram", "BRAM"), ("dsp", "DSP")]
+    parts = [f"{label} {est[k]}" for k, label in keys if est.get(k) is not None]
+    if est.get("fmax_mhz"):
+        parts.append(f"Fmax {est['fmax_mhz']:g} MHz")
+    where = f" ({est['target']})" if est.get("target") else ""
+    return "Resources" + where + ": " + ", ".join(parts)
 
 
 def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summary: dict,
                   extra_md: Sequence[str] = (), extra_json: Optional[dict] = None, *, options: Any = None,
-                  closed_forms: bool = False) -> None:
+                  closed_forms: bool = False, top: Optional[dict] = None, estimate: Optional[dict] = None) -> None:
     """`extra_md`: more report.md lines (a section, e.g. the AXI4 register map) before the notes;
     `extra_json`: more top-level keys of report.json; `closed_forms` (`compile --closed-forms`): add the
     closed forms in b, which re-compile the kernel along its size family, hence opt-in; `options`: the
-    compile's pipeline `Options`, so that re-compiling uses the same defines (`monoparametric_report`)."""
-    data = report_json(program, net, summary)
+    compile's pipeline `Options`, so that re-compiling uses the same defines (`monoparametric_report`).
+    `top` (`top_interface`): the module to instantiate and its ports, which the report opens with;
+    `estimate`: resources (lut, ff, bram, dsp, target) and `fmax_mhz` when they were estimated."""
+    data = report_json(program, net, summary, top=top, estimate=estimate)
     mono = monoparametric_report(program, net, options=options) \
         if closed_forms and net.tiling is not None and net.tiling.is_tiled else None
     if mono is not None:
         data["monoparametric"] = mono
     data.update(extra_json or {})
     (outdir / "report.json").write_text(json.dumps(data, indent=2) + "\n")
-    lines = [f"# dpn-synth report: `{program.name}`", "", f"Source: `{program.file}`", ""]
+    lines = [f"# dpn-synth report: `{program.name}`", ""]
+    if top is not None:
+        core = f", wrapping `{top['core']}`" if top.get("core") else ""
+        lines += [f"Top module: `{top['module']}` in `{top['file']}` ({top['interface']} interface{core}; "
+                  f"clock `{top['clock']}`, reset `{top['reset']}`; every RTL file in order: `rtl/files.f`)", ""]
+    lat = data["latency"]
+    if lat["cycles"]:
+        text = (f"Estimated latency: {lat['cycles']} cycles from `start` to `done` (cycle model, memory latency "
+                f"{lat['memory_latency']} cycles, one word per cycle per array"
+                + ("; of the core: AXI4 latency comes on top" if (top or {}).get("interface") == "axi4" else "")
+                + ")")
+        if "us_at_fmax" in lat:
+            text += f"; {lat['us_at_fmax']:g} µs at the estimated Fmax of {lat['fmax_mhz']:g} MHz"
+        if "us_at_clock_target" in lat:
+            text += f"; {lat['us_at_clock_target']:g} µs at the {lat['clock_mhz']:g} MHz clock target"
+        lines += [text, ""]
+    else:
+        lines += ["Estimated latency: not available (the cycle model did not finish)", ""]
+    lines += [_estimate_md(estimate) if estimate else
+              "Resources and Fmax: not estimated (`dpn-synth estimate` with the same options: Yosys resources; "
+              "`--target ecp5 --pnr`: post-route Fmax)", "", f"Source: `{program.file}`", ""]
+    if top is not None:
+        lines += ["## Ports", "", *_ports_md(top), ""]
+    lines += ["## Processes", "", "II: initiation interval (cycles between iterations when operands are there); "
+              "depth: cycles from issuing an iteration to its results entering their channels; "
+              "late reads: operands read from their channel at the pipeline stage that needs them (read port @ stage).",
+              "", "| process | kind | iterations | II | depth | late reads | statement | source |",
+              "|---|---|---|---|---|---|---|---|"]
+    for p in data["processes"]:
+        late = ", ".join(f"{port} @ {st}" for port, st in p.get("late_reads", {}).items())
+        lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | {p['ii']} | {p['pipeline_depth']} | "
+                     f"{late} | `{p['statement'] or p['array']}` | {p['loc']} |")
+    lines += ["", "## Source lines and processes", "", "| line | statement | compute processes | load / store units |",
+              "|---|---|---|---|"]
+    for r in data["source_map"]:
+        text = " ".join(r["text"].split()).replace("|", "\\|")
+        lines.append(f"| {r['line']} | `{text}` ({r['statement']}) | {', '.join(r['processes']) or '-'} | "
+                     f"{', '.join(r['memory_units']) or '-'} |")
+    lines.append("")
     if data["params"]:
         lines += ["Parameters: " + ", ".join(f"`{k}={v}`" for k, v in data["params"].items()), ""]
     tiling = data["tiling"]
@@ -339,15 +542,6 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
         lines += [f"Tiling: {tiling['description']}", "", f"Why: {tiling['reason']}", ""]
     lines += ["## Summary", ""]
     lines += [f"- {k.replace('_', ' ')}: {v}" for k, v in summary.items()]
-    lines += ["", "## Processes", "", "II: initiation interval (cycles between iterations when operands are there); "
-              "depth: cycles from issuing an iteration to its results entering their channels; "
-              "late reads: operands read from their channel at the pipeline stage that needs them (read port @ stage).",
-              "", "| process | kind | iterations | II | depth | late reads | statement | source |",
-              "|---|---|---|---|---|---|---|---|"]
-    for p in data["processes"]:
-        late = ", ".join(f"{port} @ {st}" for port, st in p.get("late_reads", {}).items())
-        lines.append(f"| {p['name']} | {p['kind']} | {p['iterations']} | {p['ii']} | {p['pipeline_depth']} | "
-                     f"{late} | `{p['statement'] or p['array']}` | {p['loc']} |")
     lines += ["", "## Channels", "", "| channel | from | to | kind | depth | width | words | why not a FIFO |",
               "|---|---|---|---|---|---|---|---|"]
     for c in data["channels"]:

@@ -29,8 +29,14 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 
+from hls.rtl.axi import AP_CTRL_BITS, CONTROL_REGISTERS, INTERRUPT_BITS
+
 PERIOD_NS = 10
-AP_CTRL, GIE, IER, ISR = 0x00, 0x04, 0x08, 0x0C
+#: Register offsets and bits from the generator's own tables (the C header `<kernel>_regs.h` too).
+_OFFSET = {r["name"]: r["offset"] for r in CONTROL_REGISTERS}
+AP_CTRL, GIE, IER, ISR = _OFFSET["AP_CTRL"], _OFFSET["GIE"], _OFFSET["IER"], _OFFSET["ISR"]
+AP_START, AP_DONE = 1 << AP_CTRL_BITS["ap_start"], 1 << AP_CTRL_BITS["ap_done"]
+IRQ_DONE = 1 << INTERRUPT_BITS["ap_done"]
 MEMORY_BYTES = 1 << 48  # sparse: only touched pages are stored
 
 
@@ -117,8 +123,8 @@ async def run_axi_kernel(dut):
         rec["regs_readback"] = [[offset, await read(offset)] for offset, _ in run["regs"]]
         if run.get("irq"):
             await write(GIE, 1)
-            await write(IER, 1)  # ap_done only
-        await write(AP_CTRL, 1)
+            await write(IER, IRQ_DONE)  # ap_done only
+        await write(AP_CTRL, AP_START)
         t0 = cycles.n
 
         def snapshot(run=run, rec=rec):
@@ -136,7 +142,7 @@ async def run_axi_kernel(dut):
             rec["isr"] = await read(ISR)
             rec["ctrl_done"] = await read(AP_CTRL)
             rec["ctrl_done_again"] = await read(AP_CTRL)  # ap_done is clear-on-read
-            await write(ISR, 1)  # toggle-on-write acknowledges
+            await write(ISR, IRQ_DONE)  # toggle-on-write acknowledges
             rec["isr_after_ack"] = await read(ISR)
             await RisingEdge(dut.ap_clk)
             rec["interrupt_after_ack"] = int(dut.interrupt.value)
@@ -144,7 +150,7 @@ async def run_axi_kernel(dut):
         else:
             while cycles.n < limit:
                 ctrl = await read(AP_CTRL)
-                if ctrl & 2:
+                if ctrl & AP_DONE:
                     snapshot()
                     rec["done"] = True
                     rec["cycles"] = cycles.n - t0

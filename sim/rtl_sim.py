@@ -83,19 +83,20 @@ def scalar_bits(value: object, type_name: str) -> int:
 def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, stall: float = 0.0, seed: int = 0,
             latency: int = 4, interval: int = 1, cache_root: Optional[Path] = None,
             max_cycles: Optional[int] = None, simulator: str = "verilator",
-            idle_limit: Optional[int] = None, progress: bool = False) -> RtlRun:
+            idle_limit: Optional[int] = None, progress: bool = False, trace: Optional[str] = None) -> RtlRun:
     """Simulate `design` on `inputs`; `simulator` is "verilator" or "icarus" (needs `iverilog`, else
     `hls.toolchain.ToolchainError`).  `idle_limit` is the watchdog: cycles without any handshake
     after which the run is stopped as a deadlock (default 5000 + 20 * latency * interval).  `progress`:
     show a spinner on stderr while an uncached model builds (`dpn-synth sim`; off for library callers,
-    whose parallel workers would draw over each other)."""
+    whose parallel workers would draw over each other).  `trace` ("fst" or "vcd"): build a traced model;
+    the waveform is `workdir/run/dump.<trace>`."""
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r} (expected one of {', '.join(SIMULATORS)})")
     workdir = Path(workdir)
     rtl_files, tb_files = write_design(design, workdir)
     t0 = time.perf_counter()
     build_fn = build_verilator if simulator == "verilator" else build_icarus
-    build = build_fn([*rtl_files, *tb_files], design.tb_top, cache_root=cache_root, progress=progress)
+    build = build_fn([*rtl_files, *tb_files], design.tb_top, cache_root=cache_root, progress=progress, trace=trace)
     t1 = time.perf_counter()
     run_dir = workdir / "run"
     run_dir.mkdir(parents=True, exist_ok=True)

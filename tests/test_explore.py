@@ -8,9 +8,6 @@ import importlib.util
 import io
 import json
 import os
-import shutil
-import stat
-from pathlib import Path
 
 import pytest
 
@@ -227,50 +224,3 @@ def test_verilator_build_spinner_only_when_not_cached(tmp_path, monkeypatch, cap
     src.write_text("module top; wire w; endmodule\n")
     rr.build_verilator([src], "top", cache_root=tmp_path / "cache")  # progress off: library callers
     assert capsys.readouterr().err == ""
-
-
-# --------------------------------------------------------------------------------------------------
-# compile: dpn.svg
-
-
-def _fake_dot(bindir: Path, body: str) -> None:
-    bindir.mkdir()
-    dot = bindir / "dot"
-    dot.write_text("#!/bin/sh\ncat > /dev/null\n" + body)
-    dot.chmod(dot.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-
-
-def test_compile_without_graphviz_keeps_dot_and_notes(tmp_path, capsys, monkeypatch):
-    if shutil.which("dot"):  # a real Graphviz here: pretend it is absent
-        monkeypatch.setattr("hls.dpn.serialize.find_dot", lambda: None)
-    out = tmp_path / "o"
-    assert main(["compile", str(JACOBI), *JACOBI_SMALL, "-o", str(out)]) == 0
-    cap = capsys.readouterr()
-    assert (out / "dpn.dot").read_text().startswith('digraph "kernel_jacobi_1d_int"')
-    assert not (out / "dpn.svg").exists()
-    assert "pictures: dpn.dot (dpn.svg not written: Graphviz `dot` is not on PATH)" in cap.out
-    (note,) = [ln for ln in cap.err.splitlines() if "dpn.svg" in ln]
-    assert note.startswith("dpn-synth: note: dpn.svg not written") and "error" not in note
-
-
-def test_compile_with_graphviz_writes_svg(tmp_path, capsys, monkeypatch):
-    _fake_dot(tmp_path / "bin", "printf '<svg>fake layout</svg>\\n'\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    trees = []
-    for name in ("a", "b"):
-        out = tmp_path / name
-        assert main(["compile", str(JACOBI), *JACOBI_SMALL, "-o", str(out)]) == 0
-        assert "pictures: dpn.dot, dpn.svg" in capsys.readouterr().out
-        assert (out / "dpn.svg").read_text() == "<svg>fake layout</svg>\n"
-        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
-    assert trees[0] == trees[1]
-
-
-def test_compile_with_failing_graphviz_is_a_note(tmp_path, capsys, monkeypatch):
-    _fake_dot(tmp_path / "bin", "echo 'Error: syntax' >&2\nexit 1\n")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    out = tmp_path / "o"
-    assert main(["compile", str(JACOBI), *JACOBI_SMALL, "-o", str(out)]) == 0
-    cap = capsys.readouterr()
-    assert (out / "dpn.dot").exists() and not (out / "dpn.svg").exists()
-    assert "failed (exit 1: Error: syntax)" in cap.out

@@ -3,23 +3,34 @@
 Typing uses the channel relation and the two process schedules:
   in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
   unicity   <=> every produced value is read by one consumer iteration (isl).
-Parameters are bound, so in-order is decided on the enumerated pairs (`tables.py`), sorted by consumer
-time: the producer times must not decrease.  The isl formulation (`is_in_order`) is exact too but its
-lexicographic maps over tiled time stamps (15 dimensions and more) cost seconds per channel.
+In-order is decided with isl relations (`is_in_order`), never on enumerated pairs, so typing costs
+the same at every problem size.  Its lexicographic maps over the whole tiled time stamps (15
+dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
+are projected out first (`compact_schedules`: they never decide an order): tens of milliseconds.
+`in_order_pairs` is the enumerated oracle the tests compare it with.
 FIFO = in-order and unicity; FIFO with multiplicity = in-order only; otherwise an addressable buffer.
 
-Sizing replays the global sequential order defined by the process schedules.  A FIFO needs the
+Sizing follows the global sequential order defined by the process schedules.  A FIFO needs the
 largest number of values written and not yet (first) read at any time; a buffer gets a modular
 allocation (successive moduli over the producer iteration vector) such that no two values alive at
 the same time share a slot.  docs/channel-sizing.md explains why these sizes can never deadlock.
+Both are computed on relations, at a cost that does not grow with the problem (`symbolic_size`):
+the buffer's moduli are the largest distances (`deltas`) between values alive together, first
+differing dimension by dimension (isl alone); a FIFO's depth is the maximum over write events of
+the count of values alive then, a barvinok count bounded over the events (islpy-barvinok).  Where
+barvinok is absent or its bound is not exact, the global order is replayed on the enumerated
+instances (`replayed_size`, also the tests' oracle).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Optional
 
 import islpy as isl
 
+from ..bounded import text_within
+from ..poly import isl_utils as iu
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
 from .tables import NetworkTables
 
@@ -31,20 +42,49 @@ def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
     return bad.is_empty()
 
 
+def _fixed_dims(sched: isl.Map) -> tuple:
+    """Per time dimension, the value every time stamp of `sched` has there, or None (isl's plain
+    check: a dimension it cannot see as fixed is kept, which never changes an order)."""
+    rng = sched.range()
+    out = []
+    for d in range(rng.dim(isl.dim_type.set)):
+        v = rng.plain_get_val_if_fixed(isl.dim_type.set, d)
+        out.append(None if v.is_nan() else v.to_python())
+    return tuple(out)
+
+
+def compact_schedules(prod_sched: isl.Map, cons_sched: isl.Map) -> tuple[isl.Map, isl.Map]:
+    """Both schedules without the time dimensions that hold one value over both ranges: the
+    lexicographic order of what is left is the order of the full time stamps."""
+    fp, fc = _fixed_dims(prod_sched), _fixed_dims(cons_sched)
+    drop = [d for d, (a, b) in enumerate(zip(fp, fc)) if a is not None and a == b]
+    for d in reversed(drop):
+        prod_sched = prod_sched.project_out(isl.dim_type.out, d, 1)
+        cons_sched = cons_sched.project_out(isl.dim_type.out, d, 1)
+    return prod_sched, cons_sched
+
+
+def channel_in_order(c: Channel, net: ProcessNetwork) -> bool:
+    """`is_in_order` of a channel on its processes' compacted schedules."""
+    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
+    return is_in_order(c.relation, prod, cons)
+
+
 def is_unique(rel: isl.Map) -> bool:
     return rel.is_single_valued()
 
 
 def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
-    """In-order on the enumerated pairs: sorted by consumer time, producer times never decrease."""
+    """In-order on the enumerated pairs: sorted by consumer time, producer times never decrease (the
+    test oracle of `channel_in_order`)."""
     prod = tables.process(c.producer).time
     pairs = tables.channel(c).pairs
     times = [prod[x] for x, _y in pairs]
     return all(a <= b for a, b in zip(times, times[1:]))
 
 
-def classify(c: Channel, net: ProcessNetwork, tables: NetworkTables | None = None) -> Channel:
-    in_order = in_order_pairs(c, tables or NetworkTables(net))
+def classify(c: Channel, net: ProcessNetwork) -> Channel:
+    in_order = channel_in_order(c, net)
     unicity = is_unique(c.relation)
     if in_order and unicity:
         kind = ChannelKind.FIFO
@@ -55,9 +95,8 @@ def classify(c: Channel, net: ProcessNetwork, tables: NetworkTables | None = Non
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
-def type_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
-    tables = tables or NetworkTables(net)
-    return net.with_channels([classify(c, net, tables) for c in net.channels], Stage.TYPED)
+def type_channels(net: ProcessNetwork) -> ProcessNetwork:
+    return net.with_channels([classify(c, net) for c in net.channels], Stage.TYPED)
 
 
 def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
@@ -70,7 +109,94 @@ def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
     return best
 
 
-def size_channel(c: Channel, net: ProcessNetwork, tables: NetworkTables) -> Channel:
+def _times(c: Channel, net: ProcessNetwork) -> tuple[isl.Map, isl.Map, isl.Map]:
+    """(write time, first read time, last read time) of the values of a channel, on the compacted
+    time stamps of its two processes."""
+    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
+    reads = c.relation.apply_range(cons)
+    return prod.intersect_domain(c.relation.domain()), reads.lexmin(), reads.lexmax()
+
+
+def _alive_at_writes(write: isl.Map, until: isl.Map) -> isl.Map:
+    """{x' -> x : x is written at or before x' and read after}: the values alive once x' is written
+    (a process reads before it writes in one time step, so a value read at that step is gone)."""
+    return write.lex_le_map(write).reverse().intersect(write.lex_lt_map(until))
+
+
+def _constant(fold) -> Optional[int]:
+    """The value of a parameter-free bound (parameters are fixed by the context)."""
+    pieces: list = []
+    fold.foreach_piece(lambda dom, _f: pieces.append(dom))
+    if not pieces:
+        return 0
+    val = fold.eval(pieces[0].sample_point())
+    return int(val.to_python()) if val.is_int() else None
+
+
+COUNT_SECONDS = 2.0  # barvinok runs on for minutes on a few skewed bands: the replay decides then
+
+
+def _max_count(m: isl.Map) -> Optional[int]:
+    """The largest image of `m` (barvinok, within `COUNT_SECONDS`), or None when the bound is not
+    exact or took longer."""
+    if m.is_empty():
+        return 0
+
+    def count() -> str:
+        bound, tight = m.card().bound(isl.fold.max)
+        value = _constant(bound) if tight else None
+        return "" if value is None else str(value)
+
+    text = text_within(count, COUNT_SECONDS)
+    return int(text) if text else None
+
+
+def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
+    """Successive moduli: along the first dimension where two values alive together differ, one
+    more than the largest distance between them there (the replay's `_modular_allocation`)."""
+    earlier = write.lex_lt_map(write).reverse()  # x -> y: y written before x
+    deltas = earlier.intersect(write.lex_lt_map(last)).deltas().reset_tuple_id()  # y still alive then
+    n = deltas.dim(isl.dim_type.set)
+    names = ", ".join(f"d{k}" for k in range(n))
+    spans = []
+    for k in range(n):
+        at = deltas.intersect(isl.Set(f"{{ [{names}] : {' and '.join([f'd{j} = 0' for j in range(k)] + [f'd{k} != 0'])} }}"))
+        if at.is_empty():
+            spans.append(0)
+            continue
+        spans.append(max(int(at.dim_max_val(k).to_python()), -int(at.dim_min_val(k).to_python())))
+    return tuple(s + 1 for s in spans)
+
+
+def symbolic_size(c: Channel, net: ProcessNetwork) -> Optional[Channel]:
+    """The channel sized on its relations (module docstring), or None when a FIFO's count needs
+    barvinok and it is absent or inexact."""
+    if c.relation.is_empty():
+        return None  # nothing to count: the replay is immediate
+    write, first, last = _times(c, net)
+    if c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
+        live = _max_count(_alive_at_writes(write, first)) if iu.counting_available() else None
+        return None if live is None else replace(c, depth=max(1, live), max_live=max(1, live))
+    moduli = _moduli(write, last)
+    live = _max_count(_alive_at_writes(write, last)) if iu.counting_available() else None
+    size = 1
+    for b in moduli:
+        size *= b
+    return replace(c, depth=max(1, size), moduli=moduli, max_live=live)
+
+
+REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is faster than counting
+
+
+def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
+    """`symbolic_size`, or the replay when it cannot decide or the channel is small (both are exact:
+    the same size either way)."""
+    small = iu.card(net.process(c.producer).domain) + iu.card(net.process(c.consumer).domain) < REPLAY_BELOW
+    return (None if small else symbolic_size(c, net)) or replayed_size(c, tables or NetworkTables(net))
+
+
+def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
+    """The size by replaying the global order on the enumerated instances."""
     ptime = tables.process(c.producer).time
     ctime = tables.process(c.consumer).time
     tab = tables.channel(c)
@@ -115,7 +241,7 @@ def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
 
 def size_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
     assert net.stage >= Stage.TYPED
-    tables = tables or NetworkTables(net)
+    tables = tables or NetworkTables(net)  # lazy: enumerated only for a channel that needs the replay
     return net.with_channels([size_channel(c, net, tables) for c in net.channels], Stage.SIZED)
 
 
@@ -142,20 +268,19 @@ def split_by_depth(c: Channel, net: ProcessNetwork, tile_dims: int) -> list[isl.
     return [m.coalesce() for m in parts if not m.is_empty()]
 
 
-def fifoize(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
+def fifoize(net: ProcessNetwork) -> ProcessNetwork:
     """Split every non-FIFO channel by depth; keep the split when all its parts are FIFOs (Theorem 5.3)."""
     tiling = getattr(net, "tiling", None)
     tile_dims = 0 if tiling is None or not tiling.is_tiled else tiling.band_dims + 1
     if tile_dims == 0:
         return net
-    tables = tables or NetworkTables(net)
     out: list[Channel] = []
     for c in net.channels:
         if c.kind == ChannelKind.FIFO or c.role == "order":
             out.append(c)
             continue
         parts = split_by_depth(c, net, tile_dims)
-        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net, tables) for k, m in enumerate(parts)]
+        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net) for k, m in enumerate(parts)]
         if len(typed) > 1 and all(t.kind == ChannelKind.FIFO for t in typed):
             out.extend(typed)
         else:

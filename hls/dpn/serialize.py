@@ -1,10 +1,7 @@
-"""`dpn.json` (round-trips through `network_from_json`), `dpn.dot`, and `dpn.svg` when Graphviz is there."""
+"""`dpn.json` (round-trips through `network_from_json`) and `dpn.dot` (`hls/dpn/svg.py` draws `dpn.svg`)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from typing import Optional
 
 import islpy as isl
 
@@ -93,33 +90,3 @@ def network_to_dot(net: ProcessNetwork) -> str:
         lines.append(f'  "{c.producer}" -> "{c.consumer}" [label="{c.name}: {kind} d={depth} w={c.width}"{style}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-DOT_TIMEOUT = 60.0
-
-
-def find_dot() -> Optional[str]:
-    """Graphviz's `dot` on PATH, or None: Graphviz is not a dependency, the picture is a convenience."""
-    return shutil.which("dot")
-
-
-def dot_to_svg(dot_text: str, *, timeout: float = DOT_TIMEOUT) -> tuple[Optional[str], str]:
-    """(`dot_text` laid out as SVG, "") or (None, why not).
-
-    A missing or failing Graphviz never fails a compile, hence a reason instead of an exception.
-    The layout reads the graph from stdin, so the SVG carries no temporary path and two runs over the
-    same `dpn.dot` give the same bytes (Graphviz's layout is deterministic for one version)."""
-    dot = find_dot()
-    if dot is None:
-        return None, "Graphviz `dot` is not on PATH"
-    try:
-        proc = subprocess.run([dot, "-Tsvg"], input=dot_text, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None, f"`{dot} -Tsvg` took longer than {timeout:g} s"
-    except OSError as e:
-        return None, f"cannot run `{dot}`: {e.strerror or e}"
-    if proc.returncode != 0 or not proc.stdout.strip():
-        tail = " ".join((proc.stderr or "").split())[:200]
-        return None, f"`{dot} -Tsvg` failed (exit {proc.returncode}{': ' + tail if tail else ''})"
-    return proc.stdout, ""

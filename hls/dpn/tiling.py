@@ -20,13 +20,13 @@ exactly with isl.
 
 from __future__ import annotations
 
-import time
 
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 import islpy as isl
 
+from ..bounded import text_within
 from ..diagnostics import CompileError
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
@@ -150,55 +150,18 @@ FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours 
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float) -> isl.Schedule:
-    """`_compute_schedule` in a forked child that is killed after `seconds`; raises isl.Error then.
-
-    isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the fused
-    candidate of `--tile auto`) is not worth an unbounded wait.  The child hands back the printed
-    schedule, so the result is the one computed in-process; only a program that takes longer than
-    the limit loses the candidate.  A bare `os.fork` rather than `multiprocessing`: the compiler also
-    runs inside pool workers (the benchmark's), which multiprocessing forbids to have children."""
-    import os
-    import select
-    import signal
-
-    if not hasattr(os, "fork"):  # no fork on this platform: compute in-process
-        return _compute_schedule(sc, whole_component)
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: print the schedule (or "!" and the isl error) into the pipe, then leave at once
-        os.close(rfd)
+    """`_compute_schedule` with a time limit (`hls.bounded`); raises isl.Error when it runs out.
+    isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the
+    fused candidate of `--tile auto`) is not worth an unbounded wait."""
+    def compute() -> str:
         try:
-            try:
-                text = str(_compute_schedule(sc, whole_component))
-            except isl.Error as e:
-                text = "!" + str(e)
-            data = text.encode()
-            while data:
-                data = data[os.write(wfd, data):]
-        finally:
-            os._exit(0)
-    os.close(wfd)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([rfd], [], [], left)[0]:
-                raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
-            chunk = os.read(rfd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(rfd)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-    text = b"".join(chunks).decode()
-    if not text:
-        raise isl.Error("the isl scheduler's process ended without a schedule")
+            return str(_compute_schedule(sc, whole_component))
+        except isl.Error as e:
+            return "!" + str(e)
+
+    text = text_within(compute, seconds)
+    if text is None:
+        raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
     if text.startswith("!"):
         raise isl.Error(text[1:])
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
@@ -419,6 +382,17 @@ def with_fission(program: PolyProgram, tiling: Tiling, deps: Optional[isl.UnionM
     if not is_legal(program, sched, deps):
         return None
     return replace(tiling, bands=tuple(bands), schedule=sched)
+
+
+def with_bands(program: PolyProgram, tiling: Tiling, bands: Sequence[TileBand],
+               deps: Optional[isl.UnionMap] = None) -> Optional[Tiling]:
+    """The tiling of `program` with other bands of the same statements and point order (other tile
+    sizes, or hyperplanes restricted to a smaller domain), or None when it is not legal."""
+    sched = tiled_schedule(program, bands)
+    if not is_legal(program, sched, deps):
+        return None
+    first = next((b for b in bands if b.depth), None)
+    return replace(tiling, sizes=first.sizes if first is not None else (), bands=tuple(bands), schedule=sched)
 
 
 def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:

@@ -1,6 +1,8 @@
 """isl objects to Verilog expressions over the iteration registers of a process.
 
-All control arithmetic is 32-bit signed (`CW`).  Integer division appears only as floor division by a
+`aff_expr`, `set_expr`, `pw_aff_expr` print 32-bit signed arithmetic (`CW`; the datapath's affine
+values, over the registers sign-extended to 32 bits); `SizedPrinter` prints the control's
+next-state logic at the widths the values need (see below).  Integer division appears only as floor division by a
 positive constant (isl's quasi-affine `floor(e/d)`), printed so that Verilog's truncating `/` gives
 the floor for negative numerators too.  Sets become OR-of-AND of affine comparisons; piecewise
 functions become nested `?:`.  Each affine form is one adder chain followed by one comparator.
@@ -114,3 +116,195 @@ def drop_params(obj, values: dict[str, int]):
         if nm in values:
             obj = obj.fix_val(isl.dim_type.param, k, values[nm]) if hasattr(obj, "fix_val") else obj
     return obj.project_out(isl.dim_type.param, 0, len(names))
+
+
+# ------------------------------------------------------------------------------------------------
+# sized expressions for the control's next-state logic (`control.Lookahead`)
+#
+# The iteration registers are as wide as their dimension's range (`dim_bounds`), and every
+# comparison is printed at the width its values need: its constants are sized signed literals
+# (`6'sd10`), so Verilog evaluates it at that width instead of 32 bits, and the terms are arranged
+# with positive coefficients on both sides (`x7 == x3` rather than `(-x3 + x7) == 0`, no adder),
+# constant coefficients as shifts and adds (no multiplier: Yosys would map `12 * x` to a DSP).
+
+
+def dim_bounds(dom: isl.Set) -> list[tuple[int, int]]:
+    """(min, max) of every dimension of a bounded set without parameters."""
+    out = []
+    for k in range(dom.dim(isl.dim_type.set)):
+        lo = dom.dim_min_val(k).to_python() if hasattr(dom, "dim_min_val") else None
+        hi = dom.dim_max_val(k).to_python() if hasattr(dom, "dim_max_val") else None
+        out.append((int(lo), int(hi)))
+    return out
+
+
+def signed_width(lo: int, hi: int) -> int:
+    """Bits of a two's-complement value in [lo, hi]."""
+    return max(1, max(hi, -lo - 1, 0).bit_length() + 1)
+
+
+def _range(terms: list[tuple[int, tuple[int, int]]], const: int) -> tuple[int, int]:
+    lo = hi = const
+    for c, (a, b) in terms:
+        lo += min(c * a, c * b)
+        hi += max(c * a, c * b)
+    return lo, hi
+
+
+def _scaled(c: int, e: str) -> list[tuple[int, str]]:
+    """c * e for c > 0 as signed terms of shifts (non-adjacent form: 3 e = 4 e - e)."""
+    out, k = [], 0
+    while c:
+        if c & 1:
+            d = 2 - (c & 3)
+            out.append((d, f"({e} <<< {k})" if k else e))
+            c -= d
+        c >>= 1
+        k += 1
+    return out
+
+
+def _side(terms: list[tuple[int, str]], const: int, width: int) -> str:
+    """Σ c·e + const at `width` bits (c > 0; const >= 0)."""
+    parts: list[tuple[int, str]] = []
+    for c, e in terms:
+        parts += _scaled(c, e)
+    if const or not parts:
+        parts.append((1, f"{width}'sd{const}"))
+    if parts and (len(parts) > 1 or "<<<" in parts[0][1] or parts[0][0] < 0) and not const:
+        parts.append((1, f"{width}'sd0"))  # the sized constant sets the width the sum is computed at
+    parts.sort(key=lambda p: -p[0])
+    out = ""
+    for d, t in parts:
+        out = (f"-{t}" if d < 0 else t) if not out else f"{out} {'-' if d < 0 else '+'} {t}"
+    # a lone negative part: 0 - t, at the width of the constant
+    return out if not out.startswith("-") else f"{width}'sd0 {out[0]} {out[1:]}"
+
+
+class SizedPrinter:
+    """Prints affine forms and sets over the iteration registers at the widths their values need,
+    given the (min, max) of every register over the domain."""
+
+    def __init__(self, names: Sequence[str], bounds: Sequence[tuple[int, int]]):
+        self.names = list(names)
+        self.bounds = list(bounds)
+
+    def _terms(self, coeffs: list[int], divs: list[tuple[str, tuple[int, int]]], div_coeffs: list[int]):
+        terms = [(c, self.names[k], self.bounds[k]) for k, c in enumerate(coeffs) if c]
+        terms += [(c, e, b) for (e, b), c in zip(divs, div_coeffs) if c]
+        return terms
+
+    def _div(self, aff: isl.Aff, divs_above: list) -> tuple[str, tuple[int, int]]:
+        """floor(aff) of a div (aff has a denominator d): a ladder of comparisons when the quotient
+        takes few values, else a sized floor division."""
+        den = int(aff.get_denominator_val().to_python())
+        n = aff.dim(isl.dim_type.in_)
+        coeffs = [int(_frac(aff.get_coefficient_val(isl.dim_type.in_, k)) * den) for k in range(n)]
+        dcoef = [int(_frac(aff.get_coefficient_val(isl.dim_type.div, k)) * den)
+                 for k in range(aff.dim(isl.dim_type.div))]
+        const = int(_frac(aff.get_constant_val()) * den)
+        # a div refers only to the divs before it in its local space: those are already printed
+        assert all(c == 0 for c in dcoef[len(divs_above):]), "a div refers to a later div"
+        terms = self._terms(coeffs, list(divs_above), dcoef[:len(divs_above)])
+        lo, hi = _range([(c, b) for c, _e, b in terms], const)
+        qlo, qhi = lo // den, hi // den
+        lp = _range([(c, b) for c, _e, b in terms if c > 0], max(const, 0))
+        rp = _range([(-c, b) for c, _e, b in terms if c < 0], max(-const, 0))
+        w = max(signed_width(lo, hi), signed_width(qlo, qhi), signed_width(min(lp[0], rp[0]), max(lp[1], rp[1])),
+                signed_width(0, (qhi + 1) * den), 2)
+        pos = [(c, e) for c, e, _b in terms if c > 0]
+        neg = [(-c, e) for c, e, _b in terms if c < 0]
+        num = _side(pos, max(const, 0), w) + (f" - ({_side(neg, max(-const, 0), w)})" if neg or const < 0 else "")
+        if qhi - qlo <= 3:
+            out = f"{w}'sd{qlo}" if qlo >= 0 else f"-{w}'sd{-qlo}"
+            for q in range(qlo + 1, qhi + 1):
+                lim = q * den
+                lit = f"{w}'sd{lim}" if lim >= 0 else f"-{w}'sd{-lim}"
+                ql = f"{w}'sd{q}" if q >= 0 else f"-{w}'sd{-q}"
+                out = f"((({num}) >= {lit}) ? {ql} : {out})"
+            return f"({out})", (qlo, qhi)
+        if lo >= 0:
+            return f"(({num}) / {w}'sd{den})", (qlo, qhi)
+        return f"(((({num}) >= {w}'sd0) ? (({num}) / {w}'sd{den}) : (-((-({num}) + {w}'sd{den - 1}) / {w}'sd{den}))))", (qlo, qhi)
+
+    def constraint(self, c: isl.Constraint, divs: list[tuple[str, tuple[int, int]]]) -> str:
+        n = len(self.names)
+        coeffs = [int(c.get_coefficient_val(isl.dim_type.set, k).to_python()) for k in range(n)]
+        dcoef = [int(c.get_coefficient_val(isl.dim_type.div, k).to_python()) for k in range(len(divs))]
+        const = int(c.get_constant_val().to_python())
+        terms = self._terms(coeffs, divs, dcoef)
+        pos = [(v, e, b) for v, e, b in terms if v > 0]
+        neg = [(-v, e, b) for v, e, b in terms if v < 0]
+        lp = _range([(v, b) for v, _e, b in pos], max(const, 0))
+        rp = _range([(v, b) for v, _e, b in neg], max(-const, 0))
+        w = max(signed_width(min(lp[0], rp[0]), max(lp[1], rp[1])), 2)
+        lhs = _side([(v, e) for v, e, _b in pos], max(const, 0), w)
+        rhs = _side([(v, e) for v, e, _b in neg], max(-const, 0), w)
+        return f"({lhs} {'==' if c.is_equality() else '>='} {rhs})"
+
+    def basic_set(self, b: isl.BasicSet) -> str:
+        ls = b.get_local_space()
+        divs: list[tuple[str, tuple[int, int]]] = []
+        for k in range(b.dim(isl.dim_type.div)):
+            divs.append(self._div(ls.get_div(k), divs))
+        conds = [self.constraint(c, divs) for c in b.get_constraints()]
+        return " && ".join(conds) if conds else "1'b1"
+
+    def set(self, s: isl.Set) -> str:
+        s = s.compute_divs().coalesce()
+        if s.is_empty():
+            return "1'b0"
+        if s.plain_is_universe():
+            return "1'b1"
+        parts = [self.basic_set(b) for b in s.get_basic_sets()]
+        if any(p == "1'b1" for p in parts):
+            return "1'b1"
+        return " || ".join(f"({p})" for p in parts)
+
+    def aff(self, aff: isl.Aff, width: int) -> str:
+        """An integer-valued affine function at `width` bits (the caller's register)."""
+        den = int(aff.get_denominator_val().to_python())
+        n = aff.dim(isl.dim_type.in_)
+        if den != 1:
+            e, _ = self._div(aff, self._divs(aff))
+            return e
+        coeffs = [int(_frac(aff.get_coefficient_val(isl.dim_type.in_, k))) for k in range(n)]
+        sub = self._divs(aff)
+        dcoef = [int(_frac(aff.get_coefficient_val(isl.dim_type.div, k))) for k in range(len(sub))]
+        const = int(_frac(aff.get_constant_val()))
+        terms = self._terms(coeffs, sub, dcoef)
+        lo, hi = _range([(c, b) for c, _e, b in terms], const)
+        # wide enough for the value and for each side (its constant included) on its own
+        lp = _range([(c, b) for c, _e, b in terms if c > 0], max(const, 0))
+        rp = _range([(-c, b) for c, _e, b in terms if c < 0], max(-const, 0))
+        w = max(width, signed_width(lo, hi), signed_width(min(lp[0], rp[0]), max(lp[1], rp[1])), 2)
+        pos = [(c, e) for c, e, _b in terms if c > 0]
+        neg = [(-c, e) for c, e, _b in terms if c < 0]
+        out = _side(pos, max(const, 0), w)
+        if neg or const < 0:
+            out = f"{out} - ({_side(neg, max(-const, 0), w)})"
+        return out
+
+    def aff_range(self, aff: isl.Aff) -> tuple[int, int]:
+        den = int(aff.get_denominator_val().to_python())
+        n = aff.dim(isl.dim_type.in_)
+        coeffs = [_frac(aff.get_coefficient_val(isl.dim_type.in_, k)) * den for k in range(n)]
+        const = _frac(aff.get_constant_val()) * den
+        lo = hi = const
+        for k, c in enumerate(coeffs):
+            a, b = self.bounds[k]
+            lo += min(c * a, c * b)
+            hi += max(c * a, c * b)
+        for k, (_e, (a, b)) in enumerate(self._divs(aff)):
+            c = _frac(aff.get_coefficient_val(isl.dim_type.div, k)) * den
+            if c:
+                lo += min(c * a, c * b)
+                hi += max(c * a, c * b)
+        return int(lo // den), int(-((-hi) // den))
+
+    def _divs(self, aff: isl.Aff) -> list[tuple[str, tuple[int, int]]]:
+        """The divs of an affine function's local space, each printed with its range."""
+        divs: list[tuple[str, tuple[int, int]]] = []
+        for k in range(aff.dim(isl.dim_type.div)):
+            divs.append(self._div(aff.get_div(k), divs))
+        return divs

@@ -38,6 +38,11 @@ W_ORDER_LOG2 = 2
 FLUSH_IDLE = 15
 MAX_BURST = 16
 
+#: Bits of AP_CTRL, and of IER / ISR (the events that can interrupt): the control slave's template,
+#: the C header (`hls/rtl/vendor.py`) and the cocotb host (`sim/cocotb_axi.py`) all take them from here.
+AP_CTRL_BITS = {"ap_start": 0, "ap_done": 1, "ap_idle": 2, "ap_ready": 3, "auto_restart": 7}
+INTERRUPT_BITS = {"ap_done": 0, "ap_ready": 1}
+
 CONTROL_REGISTERS = [
     {"offset": 0x00, "name": "AP_CTRL", "access": "R/W",
      "bits": "0 ap_start (R/W; cleared at ap_ready unless auto_restart), 1 ap_done (R/COR), 2 ap_idle (R), "
@@ -176,6 +181,23 @@ def _register_table(regmap: list[dict]) -> list[str]:
             for r in regmap]
 
 
+def _bit_pack(bits: dict[str, int], width: int) -> str:
+    """A `width`-bit Verilog concatenation with signal s at bit bits[s], zeros elsewhere."""
+    at = {b: s for s, b in bits.items()}
+    parts, zeros = [], 0
+    for b in reversed(range(width)):
+        if b in at:
+            if zeros:
+                parts.append(f"{zeros}'d0")
+                zeros = 0
+            parts.append(at[b])
+        else:
+            zeros += 1
+    if zeros:
+        parts.append(f"{zeros}'d0")
+    return "{" + ", ".join(parts) + "}"
+
+
 def _flat(items: list[str]) -> str:
     """Verilog concatenation with items[0] in the least significant position."""
     return items[0] if len(items) == 1 else "{" + ", ".join(reversed(items)) + "}"
@@ -232,6 +254,11 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
                      for sig, direction, width in CONTROL_SIGNALS]
     control_module = f"{kernel}_control_s_axi"
     ctl = _control_view(regmap, scalars, arrays)
+    ctl["ctrl_bits"] = AP_CTRL_BITS
+    ctl["ctrl_read"] = _bit_pack({"ap_start_q": AP_CTRL_BITS["ap_start"], "ap_done_q": AP_CTRL_BITS["ap_done"],
+                                  "ap_idle": AP_CTRL_BITS["ap_idle"], "ap_ready_q": AP_CTRL_BITS["ap_ready"],
+                                  "auto_restart_q": AP_CTRL_BITS["auto_restart"]}, 32)
+    assert INTERRUPT_BITS == {"ap_done": 0, "ap_ready": 1}, "the template packs {ap_ready, ap_done} into IER/ISR"
     files = {
         f"{FIFO_MODULE}.v": render("axi/fifo.v.j2", module_name=FIFO_MODULE),
         f"{PORT_MODULE}.v": render("axi/port.v.j2", module_name=PORT_MODULE, fifo_module=FIFO_MODULE),

@@ -1,32 +1,38 @@
-"""Process control: iteration registers, First/Next functions, and the guards of every port.
+"""Process control: iteration registers, First/Next functions, and the guards of every port, computed
+one iteration ahead into registers.
 
 A process iterates over its domain in the order of its schedule.  `next(x)` is the lexicographic
 successor in *time* (isl lexmin over {t -> t' : t < t'} pulled back to the domain), a piecewise
-affine function: hardware evaluates every piece's guard in parallel from the registered iteration
-vector and selects one, so a new iteration can start every cycle.  All port guards (which channel
-feeds a read, first/last reads, which channels a write goes to, buffer slots) are isl sets or
-functions over the same iteration vector, simplified (`gist`) against the process domain.
+affine function with pieces P_p (disjoint sets) and values A_p.  All port guards (which channel feeds
+a read, first/last reads, which channels a write goes to), buffer slots and memory addresses are isl
+sets or functions over the same iteration vector.
+
+**Lookahead.**  Nothing of that is evaluated from the current iteration on the path that uses it.
+Every guard G is a register `g<k>` that holds G(x) for the current iteration x; so is every piece
+selection `[x ∈ P_p]` (one-hot), the last-iteration test, and every slot and address value `v<k>`.
+When the process advances, the registers take their values at next(x), computed from x in parallel
+for every piece and selected by the registered piece bits:
+
+    x' = OR_p (pc_p & A_p(x)),   g' = OR_p (pc_p & [A_p(x) ∈ G]),
+
+where `[A_p(x) ∈ G]` is the preimage of G under A_p, an affine condition on x simplified (`gist`) on
+P_p: mostly a constant or one comparison of narrow registers.  A slot `F(x) mod b` or an address
+`F(x)` whose change F(A_p(x)) - F(x) is a constant on P_p (moving along a loop) is updated
+incrementally (`v + δ`, with one conditional subtraction for a slot); otherwise it is computed from x
+with its modulo reduced over the value's range by comparisons.  Registers are as wide as their
+values' ranges over the domain (`affine.dim_bounds`), and comparisons are printed at those widths
+(`affine.SizedPrinter`), so the next-state logic is one narrow adder and comparator deep before an
+AND-OR of the pieces: the control does not limit the clock.  At `start` the registers take their
+values at the first iteration, computed here.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import islpy as isl
 
 from ..dpn.network import Channel, Process
 from ..poly import isl_utils as iu
-from .affine import aff_expr, drop_params, pw_multi_aff_pieces, set_expr
-
-
-@dataclass
-class Control:
-    dims: list[str]
-    first: list[int]
-    last: list[int]
-    next_conds: list[str]  # guards of the next-function pieces, tried in order (the last may be "1'b1")
-    next_values: list[list[str]]  # per piece, per dimension
-    count: int
+from .affine import SizedPrinter, aff_expr, dim_bounds, drop_params, pw_multi_aff_pieces, signed_width
 
 
 def dim_names(n: int) -> list[str]:
@@ -39,56 +45,306 @@ def _point(s: isl.Set) -> list[int]:
     return list(p[s.dim(isl.dim_type.param):])
 
 
+def _clog2(n: int) -> int:
+    return max(1, (max(1, n) - 1).bit_length())
+
+
+class Control:
+    """The control of one process: iteration registers, their successor, and the registered guards
+    and values that ports ask for (`predicate`, `slot`, `address`) before the module is rendered.
+
+    Template view (`hw_templates/_control.v.j2`): `dims`, `widths`, `first`, `count`, `next_x`
+    (per dimension, the next value), `regs` (per register: name, width, signed, first value, next
+    value) and `wires` (the next-state logic's declarations), `is_last` (a register name)."""
+
+    def __init__(self, proc: Process, values: dict[str, int]):
+        dom = drop_params(proc.domain, values)
+        sched = drop_params(proc.schedule, values)
+        self.dom = dom
+        n = dom.dim(isl.dim_type.set)
+        self.dims = dim_names(n)
+        self.count = iu.card(dom)
+        if self.count:
+            times = sched.range()
+            self.first = _point(times.lexmin().apply(sched.reverse()))
+            self.last = _point(times.lexmax().apply(sched.reverse()))
+            self.bounds = dim_bounds(dom)
+            succ = sched.apply_range(times.lex_lt_set(times).lexmin()).apply_range(sched.reverse())
+            raw = pw_multi_aff_pieces(isl.PwMultiAff.from_map(succ)) if not succ.is_empty() else []
+        else:
+            self.first = self.last = [0] * n
+            self.bounds = [(0, 0)] * n
+            raw = []
+        self.widths = [signed_width(lo, hi) for lo, hi in self.bounds]
+        self.printer = SizedPrinter(self.dims, self.bounds)
+        self.pieces = [(s.intersect(dom), ma) for s, ma in raw]
+        self._guards: dict[str, tuple[str, isl.Set]] = {}
+        self._values: list[dict] = []
+        self._wires: list[str] = []
+        self._tmp = 0
+        self._first_set = self._point_set(self.first) if self.count else None
+        self.piece_bits = [self._guard(s) for s, _ in self.pieces]
+        last = self._point_set(self.last).intersect(dom) if self.count else dom
+        self.is_last = self.predicate_set(last) if self.count else "1'b1"
+        self._done = False
+
+    # -------------------------------------------------------------------------------------------
+    # registration
+
+    def _point_set(self, point: list[int]) -> isl.Set:
+        space = self.dom.get_space()
+        pt = isl.Point.zero(space)
+        for k, v in enumerate(point):
+            pt = pt.set_coordinate_val(isl.dim_type.set, k, isl.Val.int_from_si(space.get_ctx(), int(v)))
+        return isl.Set.from_point(pt)
+
+    def _guard(self, s: isl.Set) -> str:
+        """The register holding [x ∈ s] (s ⊆ domain) for the current iteration; shared by equal sets."""
+        key = str(s.gist(self.dom).coalesce())
+        if key not in self._guards:
+            self._guards[key] = (f"g{len(self._guards)}", s)
+        return self._guards[key][0]
+
+    def predicate_set(self, s: isl.Set) -> str:
+        s = s.intersect(self.dom)
+        if s.is_empty():
+            return "1'b0"
+        if self.dom.is_subset(s):
+            return "1'b1"
+        return self._guard(s)
+
+    def predicate(self, s: isl.Set, values: dict[str, int]) -> str:
+        """Verilog test of `s` for the current iteration: a constant or a guard register."""
+        return self.predicate_set(drop_params(s, values))
+
+    def slot(self, c: Channel, fn: isl.Map, values: dict[str, int]) -> str:
+        """Buffer slot of the value `fn(x)` (a producer iteration) for the current iteration x: a
+        register per modulus component (Σ stride_d · (F_d(x) mod b_d))."""
+        fn = drop_params(fn, values).intersect_domain(self.dom)
+        pieces = pw_multi_aff_pieces(isl.PwMultiAff.from_map(fn))
+        terms, stride = [], 1
+        for d in reversed(range(len(c.moduli))):
+            b = c.moduli[d]
+            if b > 1:
+                pa = None
+                for s, ma in pieces:
+                    part = isl.PwAff.from_aff(ma.get_aff(d)).intersect_domain(s)
+                    pa = part if pa is None else pa.union_max(part)
+                v = self._pad(self._value(pa, b))
+                terms.append(v if stride == 1 else f"({v} * 32'd{stride})")
+            stride *= b
+        if not terms:
+            return "32'd0"
+        return " + ".join(reversed(terms))
+
+    def _pad(self, name: str) -> str:
+        """A value register zero-extended to the 32 bits of the templates' slot and address wires."""
+        w = self._values[int(name[1:])]["width"]
+        return name if w >= 32 else f"{{{32 - w}'d0, {name}}}"
+
+    def address(self, band_dims: int, shape: list[int]) -> str:
+        """Row-major element address of a load/store iteration (its point is (band, element)): a
+        register updated by the address's change along each piece."""
+        names = self.dims[band_dims:]
+        terms, stride = [], 1
+        for k in reversed(range(len(shape))):
+            terms.append(names[k] if stride == 1 else f"{stride} * {names[k]}")
+            stride *= shape[k]
+        if not self.count or not terms:
+            return "32'd0"
+        space = self.dom.get_space()
+        aff = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(space))
+        stride = 1
+        for k in reversed(range(len(shape))):
+            aff = aff.set_coefficient_val(isl.dim_type.in_, band_dims + k, isl.Val.int_from_si(space.get_ctx(), stride))
+            stride *= shape[k]
+        pa = isl.PwAff.from_aff(aff).intersect_domain(self.dom)
+        return self._pad(self._value(pa, None, width=max(1, (max(1, stride) - 1).bit_length())))
+
+    def _value(self, pa: isl.PwAff, modulus: int | None, width: int | None = None) -> str:
+        """A register holding pa(x) mod `modulus` (unsigned, clog2(modulus) bits), or pa(x) (`width`
+        bits, unsigned, wrapping) when `modulus` is None."""
+        name = f"v{len(self._values)}"
+        w = _clog2(modulus) if modulus else int(width)
+        first = 0
+        if self.count and self._first_set.is_subset(pa.domain()):
+            v = int(pa.eval(self._first_point()).to_python())
+            first = v % modulus if modulus else v % (1 << w)
+        self._values.append({"name": name, "pa": pa, "mod": modulus, "width": w, "first": first})
+        return name
+
+    def _first_point(self) -> isl.Point:
+        space = self.dom.get_space()
+        pt = isl.Point.zero(space)
+        for k, v in enumerate(self.first):
+            pt = pt.set_coordinate_val(isl.dim_type.set, k, isl.Val.int_from_si(space.get_ctx(), int(v)))
+        return pt
+
+    # -------------------------------------------------------------------------------------------
+    # next-state logic (built once, when the template first asks)
+
+    def _wire(self, decl: str, expr: str) -> str:
+        name = f"la{self._tmp}"
+        self._tmp += 1
+        self._wires.append(f"wire {decl} {name} = {expr};")
+        return name
+
+    def _pw_expr(self, pa: isl.PwAff, piece: isl.Set, width: int) -> tuple[str, int, int]:
+        """pa on `piece` as a sized expression at >= `width` bits, with its (min, max) there."""
+        parts: list[tuple[isl.Set, isl.Aff]] = []
+        pa.intersect_domain(piece).foreach_piece(lambda s, a: parts.append((s, a)))
+        parts = [(s, a) for s, a in parts if not s.is_empty()]
+        lo = min(self.printer.aff_range(a)[0] for _, a in parts)
+        hi = max(self.printer.aff_range(a)[1] for _, a in parts)
+        w = max(width, signed_width(lo, hi))
+        out = self.printer.aff(parts[-1][1], w)
+        for s, a in reversed(parts[:-1]):
+            out = f"(({self.printer.set(s.gist(piece))}) ? ({self.printer.aff(a, w)}) : ({out}))"
+        return out, lo, hi
+
+    def _reduce(self, expr: str, lo: int, hi: int, b: int, w: int) -> str:
+        """(expr mod b) for expr in [lo, hi], as a wire of clog2(b) bits: an offset to [0, ...),
+        then a conditional subtraction per period the range spans (a division when it spans many)."""
+        wb = _clog2(b)
+        k0 = lo // b
+        top = hi - k0 * b
+        ww = max(w, signed_width(min(lo, 0), max(hi, top, b)) + 1)
+        shifted = expr if k0 == 0 else f"({expr}) - {ww}'sd{k0 * b}" if k0 > 0 else f"({expr}) + {ww}'sd{-k0 * b}"
+        t = self._wire(f"signed [{ww - 1}:0]", f"{shifted} + {ww}'sd0")
+        periods = top // b + 1
+        if periods == 1:
+            r = t
+        elif periods <= 4:
+            r = t
+            for q in range(1, periods):
+                r = f"(({t} >= {ww}'sd{q * b}) ? ({t} - {ww}'sd{q * b}) : ({r}))" if q == 1 else \
+                    f"(({t} >= {ww}'sd{q * b}) ? ({t} - {ww}'sd{q * b}) : {r})"
+            r = self._wire(f"signed [{ww - 1}:0]", r)
+        else:
+            r = self._wire(f"signed [{ww - 1}:0]", f"{t} % {ww}'sd{b}")
+        return self._wire(f"[{wb - 1}:0]", f"{r}[{wb - 1}:0]")
+
+    def _constant(self, pa: isl.PwAff, piece: isl.Set) -> int | None:
+        """The value of pa on `piece` when it is one constant there."""
+        out: list = []
+        pa.intersect_domain(piece).foreach_piece(lambda s, a: out.append((s, a)))
+        out = [(s, a) for s, a in out if not s.is_empty()]
+        vals = set()
+        for _s, a in out:
+            if not a.is_cst():
+                return None
+            v = a.get_constant_val()
+            if not v.is_int():
+                return None
+            vals.add(int(v.to_python()))
+        return vals.pop() if len(vals) == 1 else None
+
+    def _build(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self.next_x: list[str] = []
+        self.regs: list[dict] = []
+        pcs = self.piece_bits
+        # iteration registers
+        for k, d in enumerate(self.dims):
+            terms = []
+            for p, (piece, ma) in enumerate(self.pieces):
+                aff = ma.get_aff(k)
+                expr = self.printer.aff(aff.gist(piece) if hasattr(aff, "gist") else aff, self.widths[k])
+                w = self.widths[k]
+                v = self._wire(f"signed [{w - 1}:0]", expr)
+                terms.append(f"({{{w}{{{pcs[p]}}}}} & {v})")
+            self.next_x.append(" | ".join(terms) if terms else d)
+        # guards
+        for name, s in sorted(self._guards.values(), key=lambda t: int(t[0][1:])):
+            terms = []
+            for p, (piece, ma) in enumerate(self.pieces):
+                pre = s.preimage_multi_aff(ma).intersect(piece)
+                if pre.is_empty():
+                    continue
+                if piece.is_subset(pre):
+                    terms.append(pcs[p])
+                else:
+                    terms.append(f"({pcs[p]} && ({self.printer.set(pre.gist(piece))}))")
+            first = 1 if self._first_set is not None and self._first_set.is_subset(s) else 0
+            self.regs.append({"name": name, "width": 1, "signed": False, "first": f"1'b{first}",
+                              "next": " || ".join(terms) if terms else "1'b0"})
+        # slots and addresses
+        for v in self._values:
+            name, w, b, pa = v["name"], v["width"], v["mod"], v["pa"]
+            terms = []
+            for p, (piece, ma) in enumerate(self.pieces):
+                nxt = pa.pullback_multi_aff(ma)
+                const = self._constant(nxt, piece)
+                if const is not None:
+                    val = const % b if b else const % (1 << w)
+                    terms.append(f"({{{w}{{{pcs[p]}}}}} & {w}'d{val})")
+                    continue
+                delta = None
+                if nxt.domain().intersect(piece).is_subset(pa.domain()):  # v holds pa(x) wherever it is needed
+                    delta = self._constant(nxt.sub(pa), piece)
+                if delta is not None:
+                    if b:
+                        dd = delta % b
+                        if dd == 0:
+                            e = name
+                        else:
+                            e = self._wire(f"[{w - 1}:0]", f"({{1'b0, {name}}} >= {w + 1}'d{b - dd}) ? "
+                                                               f"({name} - {w}'d{b - dd}) : ({name} + {w}'d{dd})")
+                    else:
+                        e = name if delta % (1 << w) == 0 else self._wire(
+                            f"[{w - 1}:0]", f"{name} + {w}'d{delta % (1 << w)}")
+                elif nxt.domain().intersect(piece).is_empty():
+                    continue  # not needed after this piece
+                else:
+                    expr, lo, hi = self._pw_expr(nxt, piece, 2)
+                    ew = max(2, signed_width(lo, hi))
+                    if b:
+                        e = self._reduce(expr, lo, hi, b, ew)
+                    else:
+                        t = self._wire(f"signed [{max(ew, w + 1) - 1}:0]", expr)
+                        e = self._wire(f"[{w - 1}:0]", f"{t}[{w - 1}:0]")
+                terms.append(f"({{{w}{{{pcs[p]}}}}} & {e})")
+            self.regs.append({"name": name, "width": w, "signed": False, "first": f"{w}'d{v['first']}",
+                              "next": " | ".join(terms) if terms else name})
+
+    @property
+    def first_values(self) -> list[str]:
+        """The first iteration, as literals of the registers' widths."""
+        return [f"{w}'h{v % (1 << w):x}" for w, v in zip(self.widths, self.first)]
+
+    @property
+    def wires(self) -> list[str]:
+        self._build()
+        return self._wires
+
+    @property
+    def registers(self) -> list[dict]:
+        self._build()
+        return self.regs
+
+    @property
+    def next_values(self) -> list[str]:
+        self._build()
+        return self.next_x
+
+
 def control(proc: Process, values: dict[str, int]) -> Control:
+    return Control(proc, values)
+
+
+def wide_names(proc: Process, values: dict[str, int]) -> list[str]:
+    """The iteration registers sign-extended to 32 bits, for the datapath's affine values (loop
+    counters used as data: C int arithmetic at 32 bits, without width warnings)."""
     dom = drop_params(proc.domain, values)
-    sched = drop_params(proc.schedule, values)
     names = dim_names(dom.dim(isl.dim_type.set))
-    times = sched.range()
-    first = _point(times.lexmin().apply(sched.reverse()))
-    last = _point(times.lexmax().apply(sched.reverse()))
-    succ = sched.apply_range(times.lex_lt_set(times).lexmin()).apply_range(sched.reverse())
-    conds: list[str] = []
-    vals: list[list[str]] = []
-    pieces = pw_multi_aff_pieces(isl.PwMultiAff.from_map(succ)) if not succ.is_empty() else []
-    for k, (s, ma) in enumerate(pieces):
-        s = s.gist(dom)
-        conds.append("1'b1" if k == len(pieces) - 1 else set_expr(s, names))
-        vals.append([aff_expr(ma.get_aff(d), names) for d in range(ma.dim(isl.dim_type.out))])
-    return Control(names, first, last, conds, vals, iu.card(dom))
-
-
-def predicate(s: isl.Set, proc: Process, values: dict[str, int]) -> str:
-    """Verilog test of `s` for the current iteration (valid within the process domain)."""
-    dom = drop_params(proc.domain, values)
-    s = drop_params(s, values)
-    if dom.is_subset(s):
-        return "1'b1"
-    if s.intersect(dom).is_empty():
-        return "1'b0"
-    return set_expr(s.gist(dom), dim_names(dom.dim(isl.dim_type.set)))
-
-
-def slot_expr(c: Channel, fn: isl.Map, proc: Process, values: dict[str, int]) -> str:
-    """Buffer slot of the value `fn(x)` (a producer iteration) for the current iteration x."""
-    dom = drop_params(proc.domain, values)
-    fn = drop_params(fn, values).intersect_domain(dom)
-    names = dim_names(dom.dim(isl.dim_type.set))
-    terms = []
-    stride = 1
-    pieces = pw_multi_aff_pieces(isl.PwMultiAff.from_map(fn))
-    for d in reversed(range(len(c.moduli))):
-        b = c.moduli[d]
-        if b > 1:
-            comp = _pieced(pieces, d, names, dom)
-            terms.append(f"((({comp}) % {b} + {b}) % {b}) * {stride}")
-        stride *= b
-    return " + ".join(reversed(terms)) if terms else "0"
-
-
-def _pieced(pieces, d: int, names: list[str], dom: isl.Set) -> str:
-    out = aff_expr(pieces[-1][1].get_aff(d), names)
-    for s, ma in reversed(pieces[:-1]):
-        out = f"(({set_expr(s.gist(dom), names)}) ? ({aff_expr(ma.get_aff(d), names)}) : ({out}))"
+    if dom.is_empty():
+        return names
+    out = []
+    for d, (lo, hi) in zip(names, dim_bounds(dom)):
+        w = signed_width(lo, hi)
+        out.append(d if w >= 32 else f"{{{{{32 - w}{{{d}[{w - 1}]}}}}, {d}}}")
     return out
 
 
@@ -108,11 +364,4 @@ def last_reads(c: Channel, cons: Process) -> isl.Set:
     return src.domain().subtract(later.domain())
 
 
-def linear_address(proc: Process, shape: list[int], values: dict[str, int]) -> str:
-    """Row-major element address of a load/store iteration (its point is the element)."""
-    names = dim_names(proc.domain.dim(isl.dim_type.set))[proc.band_dims:]  # (band, element)
-    terms, stride = [], 1
-    for k in reversed(range(len(shape))):
-        terms.append(names[k] if stride == 1 else f"{stride} * {names[k]}")
-        stride *= shape[k]
-    return " + ".join(reversed(terms)) if terms else "0"
+__all__ = ["Control", "control", "dim_names", "wide_names", "first_reads", "last_reads", "aff_expr"]

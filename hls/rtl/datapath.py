@@ -1,17 +1,31 @@
 """Expression trees to pipelined Verilog datapaths with exact C semantics.
 
 Every node becomes a signal of its C type (`signed [W-1:0]` or `[W-1:0]`) valid at a pipeline
-*stage* (0 = the cycle the iteration is issued).  Integer operators are combinational: Verilog's sized
-arithmetic wraps like two's-complement C, `>>` on signed values is `>>>`, shift counts are masked to
-the width as x86 does, and casts extend or truncate explicitly.  Integer `/` and `%` are the
-exception: a combinational divider is a W-deep chain of subtractors, so they use the pipelined
-divider of the operator library (`int_arith.py`), except by a positive power-of-two constant, which
-is a shift and a mask (with the round-toward-zero bias for signed operands).  Floating-point
-operators and the divider are pipelined modules from the operator library (`operators.py`) with a
+*stage* (0 = the cycle the iteration is issued).  Integer operators other than `*`, `/` and `%` are
+combinational: Verilog's sized arithmetic wraps like two's-complement C, `>>` on signed values is
+`>>>`, shift counts are masked to the width as x86 does, and casts extend or truncate explicitly.
+Integer `/` and `%` use the pipelined divider of the operator library (`int_arith.py`), except by a
+positive power-of-two constant, which is a shift and a mask (with the round-toward-zero bias for
+signed operands), and by other constants, a reciprocal multiply.  Integer `*` is the pipelined
+multiplier of `int_arith.multiplier` (DSP-sized partial products, registered, then an adder tree),
+except by a constant with at most two bits set (shifts and an add).  Floating-point operators, the
+divider and the multiplier are pipelined modules from the operator library (`operators.py`) with a
 declared latency: their operands are first delayed to a common stage, and their result is valid
-`latency` stages later.  Delay registers and operators advance on the enable of their pipeline
-segment: one segment unless some operand is read after issue (`late_reads`), and then the segments
-before such a read stall while it waits and the ones after it drain.
+`latency` stages later.
+
+**Clock target.**  Every signal also has an *arrival* (`delay.py`): nanoseconds after its stage's
+clock edge.  A combinational operator whose result would arrive after `delay.budget()` (the clock
+target of `clock.py`) is moved to the next stage, its operands registered; an operator module whose
+operands arrive after its `in_budget` starts one stage later.  So no register-to-register path of
+the datapath exceeds the period in the delay model, and the extra stages are part of the depth that
+`generate.process_latencies` gives the cycle model.  Registers arrive at `delay.REG`; read ports at
+`delay.PORT` (a FIFO's output register through the channel multiplexer, which selects on guards
+computed a cycle ahead, `control.py`) at whatever stage they are taken, so a port read late
+(`late_reads`) schedules exactly like one read at issue and delayed.
+
+Delay registers and operators advance on the enable of their pipeline segment: one segment unless
+some operand is read after issue (`late_reads`), and then the segments before such a read stall while
+it waits and the ones after it drain.
 """
 
 from __future__ import annotations
@@ -22,7 +36,7 @@ from typing import Callable, Mapping
 from ..diagnostics import CompileError, SourceLoc
 from ..poly import expr as E
 from ..poly.types import INT32, UINT8, UINT16, UINT32, UINT64, ScalarType
-from . import int_arith
+from . import delay, int_arith
 from .int_arith import reciprocal
 from .operators import OperatorSpec
 
@@ -72,6 +86,12 @@ class Datapath:
     cuts: tuple[int, ...] = ()  # stages where the pipeline splits (late operand reads): see `segment`
     first_use: dict[str, int] = field(default_factory=dict)  # signal -> earliest stage a consumer takes it
     spans: list[tuple[int, int]] = field(default_factory=list)  # (start, end) stages of each operator instance
+    arrival: dict[str, float] = field(default_factory=dict)  # signal -> ns after its stage's clock edge
+    ports: set[str] = field(default_factory=set)  # read ports and scalar inputs: `delay.PORT` at every stage
+    stable: set[str] = field(default_factory=set)  # constants and scalar arguments: the same at every stage
+    boolean: set[str] = field(default_factory=set)  # results of comparisons and logic operators: 0 or 1
+    loop: set[str] = field(default_factory=set)  # signals computed from a recurrence's read port (see `schedule`)
+    narrow: dict[str, int] = field(default_factory=dict)  # integer signal -> bits of a signed value holding it
     _delayed: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def segment(self, k: int) -> int:
@@ -87,27 +107,47 @@ class Datapath:
         self.first_use[name] = min(stage, self.first_use.get(name, stage))
         return self.at(name, stage)
 
-    def wire(self, t: ScalarType, expr: str, stage: int) -> str:
+    def wire(self, t: ScalarType, expr: str, stage: int, arrival: float = delay.REG) -> str:
         name = f"n{self.count}"
         self.count += 1
         self.lines.append(f"{decl(t, name)} = {expr};")
         self.stage[name] = stage
         self.types[name] = t
+        self.arrival[name] = arrival
         return name
 
-    def wide_wire(self, bits: int, expr: str, stage: int) -> str:
-        """An intermediate wider than any C type (a reciprocal product): only read in its own stage."""
-        name = f"n{self.count}"
-        self.count += 1
-        self.lines.append(f"wire [{bits - 1}:0] {name} = {expr};")
-        self.stage[name] = stage
-        return name
+    def arrives(self, name: str, stage: int) -> float:
+        """When `name` is valid in `stage` (a delayed copy is a register output; a read port
+        arrives through its channel multiplexer whether it is read at issue or late)."""
+        if name in self.stable:
+            return 0.0 if name not in self.ports else delay.REG
+        if name in self.ports:
+            return delay.PORT
+        if self.stage[name] < stage:
+            return delay.REG
+        return self.arrival.get(name, delay.REG)
+
+    def schedule(self, args: list[str], cost: float) -> tuple[int, float]:
+        """(stage, arrival of the result) of an operation of `cost` ns on `args`: at the stage of
+        the latest operand, or one stage later (operands registered) when it would arrive after the
+        budget there and registering helps."""
+        s = max((self.stage[a] for a in args), default=0)
+        arr = max((self.arrives(a, s) for a in args), default=delay.REG)
+        # logic on a recurrence (an accumulator read from the process's own output) is not cut by
+        # registers up to the relaxed `loop_budget`: a stage there would add a cycle to every trip
+        # around the loop (prefix-max's 64-bit compare and select), a longer path only lowers Fmax
+        budget = delay.loop_budget() if any(a in self.loop for a in args) else delay.budget()
+        if cost and arr + cost > budget and arr > delay.REG:
+            for a in args:  # registered at the end of stage s: a port read late is read at s, not s + 1
+                self.use(a, s)
+            return s + 1, delay.REG + cost
+        return s, arr + cost
 
     def at(self, name: str, stage: int) -> str:
         """`name` delayed to `stage` through enabled registers."""
         have = self.stage[name]
         assert stage >= have, (name, stage, have)
-        if stage == have:
+        if stage == have or name in self.stable:  # a constant needs no delay registers
             return name
         key = (name, stage)
         if key not in self._delayed:
@@ -120,24 +160,47 @@ class Datapath:
             self._delayed[key] = reg
         return self._delayed[key]
 
-    def instance(self, spec: OperatorSpec, operands: list[str], out_t: ScalarType) -> str:
-        start = max(self.stage[o] for o in operands)
-        args = [self.use(o, start) for o in operands]
+    def instance(self, spec: OperatorSpec, operands: list[str], out_t: ScalarType | None,
+                 constants: Mapping[str, str] | None = None) -> str:
+        """An operator module on `operands` (signals, in port order; `constants` gives literal
+        operands by port name instead).  A result as wide as `out_t` is returned as a signal of
+        that type; a 1-bit result becomes a C int; with `out_t` None (a product wider than any C
+        type) the raw `_y` wire, to be sliced in its own stage."""
+        start = max((self.stage[o] for o in operands), default=0)
+        if spec.in_budget is not None:
+            in_budget = spec.in_budget
+        elif spec.latency == 0:  # combinational (fneg, fabs): a LUT level
+            in_budget = delay.budget() - delay.lut_levels(1)
+        else:  # the first stage of a pipelined operator is a full stage of logic: operands from a port or register
+            in_budget = delay.PORT
+        if operands and max(self.arrives(o, start) for o in operands) > max(in_budget, delay.REG):
+            for o in operands:  # registered at the end of this stage (a port read late is read here)
+                self.use(o, start)
+            start += 1  # the operator's first stage does not fit behind this logic: register its operands
+        args = iter([self.use(o, start) for o in operands])
         name = f"n{self.count}"
         self.count += 1
         self.modules[spec.module] = spec
         self.spans.append((start, start + spec.latency))
         self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
-        ports = ", ".join(f".{p}({a})" for (p, _w), a in zip(spec.inputs, args))
+        ports = ", ".join(f".{p}({(constants or {}).get(p) or next(args)})" for p, _w in spec.inputs)
         self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({self.enable(start)}), {ports}, .y({name}_y));")
-        self.stage[f"{name}_y"] = start + spec.latency
+        end = start + spec.latency
+        if spec.latency:  # `y` after the last register (and maybe an output multiplexer)
+            out_arr = delay.REG + delay.lut_levels(1) if spec.out_arrival is None else spec.out_arrival
+        else:
+            out_arr = max((self.arrives(o, start) for o in operands), default=delay.REG) + delay.lut_levels(1)
+        self.stage[f"{name}_y"] = end
+        self.arrival[f"{name}_y"] = out_arr
+        if out_t is None:
+            return f"{name}_y"
         self.types[f"{name}_y"] = out_t if spec.output_width == out_t.bits else INT32
         if spec.output_width == out_t.bits:
             if out_t.is_int and out_t.signed:  # module ports are unsigned; C comparisons need the sign
-                return self.wire(out_t, f"$signed({name}_y)", start + spec.latency)
+                return self.wire(out_t, f"$signed({name}_y)", end, self.arrival[f"{name}_y"])
             return f"{name}_y"
         # a 1-bit comparison result becomes a C int
-        return self.wire(out_t, f"{{{out_t.bits - 1}'b0, {name}_y}}", start + spec.latency)
+        return self.wire(out_t, f"{{{out_t.bits - 1}'b0, {name}_y}}", end, self.arrival[f"{name}_y"])
 
     @property
     def depth(self) -> int:
@@ -162,6 +225,27 @@ def late_reads(dp: Datapath, ports: list[str]) -> dict[str, int]:
     return out
 
 
+def naf(c: int) -> list[tuple[int, int]]:
+    """Non-adjacent form of c >= 0: [(bit, +1 or -1)], the fewest nonzero signed digits."""
+    out, k = [], 0
+    while c:
+        if c & 1:
+            d = 2 - (c & 3)  # +1 when c = 1 mod 4, -1 when c = 3 mod 4
+            out.append((k, d))
+            c -= d
+        c >>= 1
+        k += 1
+    return out
+
+
+def affine_arrival(text: str) -> float:
+    """When an affine value of the iteration registers (`affine.py` text) is valid: an adder per
+    term, a comparison and a select per piece, a constant division as a divider of its width."""
+    adds = text.count(" + ") + text.count(" - ") + text.count("(-")
+    arr = delay.REG + adds * delay.add(32) + text.count("?") * (delay.compare(32) + delay.select())
+    return arr + (text.count("/") + text.count("%")) * 32 * delay.add(32)
+
+
 def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affine: Callable[[E.AffineValue], str],
           loc: SourceLoc, library: Mapping[str, OperatorSpec], dp: Datapath | None = None,
           read_stage: Mapping[str, int] | None = None) -> tuple[Datapath, str]:
@@ -172,6 +256,9 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
     dp = dp if dp is not None else Datapath()
     for sig in list(reads.values()) + list(scalars.values()):
         dp.stage[sig] = (read_stage or {}).get(sig, 0)
+        dp.arrival[sig] = delay.PORT
+        dp.ports.add(sig)
+    dp.stable.update(scalars.values())  # held from start to done (docs/rtl-interface.md)
 
     def op(key: str) -> OperatorSpec:
         spec = library.get(key)
@@ -179,10 +266,69 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             raise CompileError(loc, f"no hardware operator `{key}` in the operator library")
         return spec
 
-    def combine(t: ScalarType, args: list[str], text: Callable[..., str]) -> str:
-        s = max(dp.stage[a] for a in args)
+    def constant(name: str) -> str:
+        dp.stable.add(name)
+        return name
+
+    def flag(name: str) -> str:
+        dp.boolean.add(name)
+        return name
+
+    def combine(t: ScalarType, args: list[str], text: Callable[..., str], cost: float = 0.0) -> str:
+        s, arr = dp.schedule(args, cost)
         xs = [dp.use(a, s) for a in args]
-        return dp.wire(t, text(*xs), s)
+        out = dp.wire(t, text(*xs), s, arr)
+        if any(a in dp.loop for a in args):
+            dp.loop.add(out)
+        return out
+
+    def signed_bits(x: str) -> int:
+        """k such that the bit pattern of `x` is the sign extension of its low k bits (its type's
+        width, one more for an unsigned type, or fewer for a widened narrow value: the int16
+        operands of a 64-bit product)."""
+        tx = dp.types.get(x)
+        full = tx.bits + (0 if tx.signed else 1) if tx is not None and tx.is_int else 65
+        return min(full, dp.narrow.get(x, full))
+
+    def multiply(a: str, b: str | None, t: ScalarType, a_bits: int, b_bits: int, y_bits: int,
+                 b_const: int | None = None) -> str:
+        """`a * b` (or `a * b_const`) mod 2**y_bits on the pipelined multiplier; the raw product
+        wire when `t` is None.  Two operands that are narrow values (at most 18 bits as signed
+        numbers: a widened int16, say) make one signed DSP product instead, registered once."""
+        if b is not None and t is not None and t.is_int:
+            wa, wb = signed_bits(a), signed_bits(b)
+            if wa <= delay.DSP_CHUNK and wb <= delay.DSP_CHUNK:
+                s, arr = dp.schedule([a, b], delay.mult18())
+                xa, xb = dp.use(a, s), dp.use(b, s)
+                # the signed narrow operands extend to the C width: the product is C's, mod 2**W
+                name = dp.wire(t, f"$signed({xa}[{wa - 1}:0]) * $signed({xb}[{wb - 1}:0])", s, arr)
+                dp.lines[-1] = f"/* verilator lint_off WIDTHEXPAND */ {dp.lines[-1]} /* verilator lint_on WIDTHEXPAND */"
+                if wa + wb < t.bits:
+                    dp.narrow[name] = wa + wb
+                return name
+        spec = int_arith.multiplier(a_bits, b_bits, y_bits)
+        if b_const is not None:
+            return dp.instance(spec, [a], t, constants={"b": f"{b_bits}'h{b_const:x}"})
+        return dp.instance(spec, [a, b], t)
+
+    def times_const(a: str, c: int, t: ScalarType) -> str:
+        """`a * c` for an integer constant c (mod 2**W): shifts and at most two adds or subtractions
+        when c has at most three nonzero digits in non-adjacent form (3 = 4 - 1, 7 = 8 - 1, 10 = 8 + 2),
+        else the pipelined multiplier."""
+        w = t.bits
+        digits = [(k, d) for k, d in naf(c & ((1 << w) - 1)) if k < w]
+        if not digits:
+            return combine(t, [a], lambda x: literal(0, t))
+        if len(digits) <= 3:
+            def text(x: str) -> str:
+                out = ""
+                for k, d in sorted(digits, key=lambda kd: -kd[1]):  # a positive term first when there is one
+                    term = f"({x} <<< {k})" if k else x
+                    out = (f"-{term}" if d < 0 else term) if not out else f"{out} {'-' if d < 0 else '+'} {term}"
+                return out
+            adds = len(digits) - 1 + (1 if all(d < 0 for _, d in digits) else 0)
+            return combine(t, [a], text, adds * delay.add(w))
+        return multiply(a, None, t, w, w, w, b_const=c & ((1 << w) - 1))
 
     def conv(src: str, s: ScalarType, t: ScalarType) -> str:
         if s == t:
@@ -196,13 +342,18 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             # gcc converts to types narrower than 32 bits through a signed 32-bit conversion, then truncates
             wide = ScalarType("int", t.bits, t.signed) if t.bits >= 32 else INT32
             return conv(dp.instance(op(f"cvt.{fmt(s)}.{int_key(wide)}"), [src], wide), wide, t)
+        held = signed_bits(src)  # the value, as a two's-complement number of this many bits
         if t.bits == s.bits:
-            return combine(t, [src], lambda a: a)
-        if t.bits < s.bits:
-            return combine(t, [src], lambda a: f"{a}[{t.bits - 1}:0]")
-        if s.signed:
-            return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{{a}[{s.bits - 1}]}}}}, {a}}}")
-        return combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{1'b0}}}}, {a}}}")
+            out = combine(t, [src], lambda a: a)
+        elif t.bits < s.bits:
+            out = combine(t, [src], lambda a: f"{a}[{t.bits - 1}:0]")
+        elif s.signed:
+            out = combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{{a}[{s.bits - 1}]}}}}, {a}}}")
+        else:
+            out = combine(t, [src], lambda a: f"{{{{{t.bits - s.bits}{{1'b0}}}}, {a}}}")
+        if held < t.bits:  # the bit pattern is still the sign extension of its low `held` bits
+            dp.narrow[out] = held
+        return out
 
     def const_divide(o: str, a: str, divisor: int, t: ScalarType) -> str:
         """`a / divisor` or `a % divisor` by a multiply with the reciprocal (`int_arith.reciprocal`):
@@ -211,20 +362,21 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
         m, sh = reciprocal(abs(divisor), w)
         wide = sh + w  # holds x * m (< 2**(2w+1)) and the slice [sh + w - 1 : sh]
         if t.signed:  # magnitude of the dividend as a W-bit unsigned value (INT_MIN's is 2**(W-1))
-            mag = combine(UNSIGNED[w], [a], lambda x: f"{x}[{w - 1}] ? -{x} : {x}")
+            mag = combine(UNSIGNED[w], [a], lambda x: f"{x}[{w - 1}] ? -{x} : {x}", delay.add(w) + delay.select())
         else:
             mag = a
-        dp.use(mag, dp.stage[mag])
-        prod = dp.wide_wire(wide, f"{{{{{wide - w}{{1'b0}}}}, {mag}}} * {wide}'h{m:x}", dp.stage[mag])
-        uq = combine(UNSIGNED[w], [prod], lambda p: f"{p}[{sh + w - 1}:{sh}]")
+        prod = multiply(mag, None, None, w, m.bit_length(), wide, b_const=m)
+        uq = dp.wire(UNSIGNED[w], f"{prod}[{sh + w - 1}:{sh}]", dp.stage[prod], dp.arrival[prod])
         if t.signed:
             flip = "~" if divisor < 0 else ""
-            q = combine(t, [a, uq], lambda x, y: f"$signed(({flip}{x}[{w - 1}]) ? -{y} : {y})")
+            q = combine(t, [a, uq], lambda x, y: f"$signed(({flip}{x}[{w - 1}]) ? -{y} : {y})",
+                        delay.add(w) + delay.select())
         else:
             q = uq
         if o == "/":
             return q
-        return combine(t, [a, q], lambda x, y: f"{x} - {y} * {literal(divisor, t)}")
+        qd = times_const(q, divisor, t)
+        return combine(t, [a, qd], lambda x, y: f"{x} - {y}", delay.add(w))
 
     def divide(o: str, lhs: E.Expr, rhs: E.Expr, t: ScalarType) -> str:
         a = go(lhs)
@@ -235,10 +387,11 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             if not t.signed:
                 return combine(t, [a], lambda x: f"{x} >> {k}" if o == "/" else f"{x} & {mask}")
             # truncation toward zero: a negative dividend is biased by divisor - 1 before the shift
-            q = combine(t, [a], lambda x: f"({x} + ($signed({{{t.bits}{{{x}[{t.bits - 1}]}}}}) & {mask})) >>> {k}")
+            q = combine(t, [a], lambda x: f"({x} + ($signed({{{t.bits}{{{x}[{t.bits - 1}]}}}}) & {mask})) >>> {k}",
+                        delay.add(t.bits) + delay.logic())
             if o == "/":
                 return q
-            return combine(t, [a, q], lambda x, y: f"{x} - ({y} <<< {k})")
+            return combine(t, [a, q], lambda x, y: f"{x} - ({y} <<< {k})", delay.add(t.bits))
         if divisor is not None and divisor != 0 and (not t.signed or divisor not in (-1, -(1 << (t.bits - 1)))):
             return const_divide(o, a, divisor, t)
         kind = "div" if o == "/" else "rem"
@@ -251,8 +404,8 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
                 import numpy as np
 
                 bits = int(np.array([e.value], dtype=t.dtype).view(f"u{t.bits // 8}")[0])
-                return dp.wire(t, f"{t.bits}'h{bits:x}", 0)
-            return dp.wire(t, literal(int(e.value), t), 0)
+                return constant(dp.wire(t, f"{t.bits}'h{bits:x}", 0, 0.0))
+            return constant(dp.wire(t, literal(int(e.value), t), 0, 0.0))
         if isinstance(e, E.ArrayRead):
             dp.types.setdefault(reads[e.access], t)
             return reads[e.access]
@@ -260,14 +413,19 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             dp.types.setdefault(scalars[e.name], t)
             return scalars[e.name]
         if isinstance(e, E.AffineValue):
-            return conv(dp.wire(INT32, affine(e), 0), INT32, t)
+            text = affine(e)
+            return conv(dp.wire(INT32, text, 0, affine_arrival(text)), INT32, t)
         if isinstance(e, E.Cast):
             return conv(go(e.operand), e.operand.type, t)
         if isinstance(e, E.Unary):
             a = go(e.operand)
             if t.is_float:
                 return dp.instance(op(f"fneg.{fmt(t)}"), [a], t)
-            return combine(t, [a], lambda x: f"{e.op}{x}")
+            if e.op == "!":
+                cost = delay.logic() if a in dp.boolean else delay.equal(e.operand.type.bits)
+                return flag(combine(t, [a], lambda x: f"{e.op}{x}", cost))
+            cost = {"-": delay.add(t.bits)}.get(e.op, delay.logic())
+            return combine(t, [a], lambda x: f"{e.op}{x}", cost)
         if isinstance(e, E.Binary) and e.op in ("/", "%") and t.is_int:
             return divide(e.op, e.lhs, e.rhs, t)
         if isinstance(e, E.Binary):
@@ -277,18 +435,32 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
                 return dp.instance(op(f"{CMP_NAMES[o]}.{fmt(e.lhs.type)}"), [a, b], t)
             if t.is_float:
                 return dp.instance(op(f"{ARITH_NAMES[o]}.{fmt(t)}"), [a, b], t)
+            w = e.lhs.type.bits
             if o in E.COMPARE_OPS:
-                return combine(t, [a, b], lambda x, y: f"{{31'b0, ({x} {o} {y})}}")
-            if o in E.LOGIC_OPS:
-                return combine(t, [a, b], lambda x, y: f"{{31'b0, (({x} != 0) {o} ({y} != 0))}}")
+                cost = delay.equal(w) if o in ("==", "!=") else delay.compare(w)
+                return flag(combine(t, [a, b], lambda x, y: f"{{31'b0, ({x} {o} {y})}}", cost))
+            if o in E.LOGIC_OPS:  # `x != 0` of a 0/1 value is its bit: no comparator
+                cost = delay.logic() + (0.0 if a in dp.boolean and b in dp.boolean
+                                        else delay.equal(max(w, e.rhs.type.bits)))
+                return flag(combine(t, [a, b], lambda x, y: f"{{31'b0, (({x} != 0) {o} ({y} != 0))}}", cost))
             if o in E.SHIFT_OPS:
                 width = (t.bits - 1).bit_length()
                 arith = ">>>" if (o == ">>" and t.signed) else o
-                return combine(t, [a, b], lambda x, y: f"{x} {arith} {y}[{width - 1}:0]")
-            return combine(t, [a, b], lambda x, y: f"{x} {o} {y}")
+                cost = 0.0 if const_value(e.rhs) is not None else delay.shift(t.bits)
+                return combine(t, [a, b], lambda x, y: f"{x} {arith} {y}[{width - 1}:0]", cost)
+            if o == "*":
+                ca, cb = const_value(e.lhs), const_value(e.rhs)
+                if cb is not None:
+                    return times_const(a, cb, t)
+                if ca is not None:
+                    return times_const(b, ca, t)
+                return multiply(a, b, t, t.bits, t.bits, t.bits)
+            cost = delay.add(t.bits) if o in ("+", "-") else delay.logic()
+            return combine(t, [a, b], lambda x, y: f"{x} {o} {y}", cost)
         if isinstance(e, E.Select):
             c, x, y = go(e.cond), go(e.if_true), go(e.if_false)
-            return combine(t, [c, x, y], lambda cc, xx, yy: f"({cc} != 0) ? {xx} : {yy}")
+            cost = delay.select() + (0.0 if c in dp.boolean else delay.equal(e.cond.type.bits))
+            return combine(t, [c, x, y], lambda cc, xx, yy: f"({cc} != 0) ? {xx} : {yy}", cost)
         if isinstance(e, E.Call):
             args = [go(a) for a in e.args]
             return dp.instance(op(f"{CALL_NAMES[e.func]}.{fmt(t)}"), args, t)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .operators import OperatorSpec
+from .render import render
 
 __all__ = [
     "FpFormat",
@@ -62,10 +63,10 @@ FORMATS: dict[str, FpFormat] = {
 
 # Register stages per family.  fadd: unpack/order, align, add, count, normalize, round (one each).
 FADD_LATENCY = 6
-# fmul: unpack + count leading zeros of subnormal significands, normalize them, the product with
-# FMUL_PRODUCT_STAGES registers after the multiplier (DSP pipeline registers on FPGAs), then
-# normalize/exponent, subnormal shift, round.
-FMUL_PRODUCT_STAGES = {"f32": 2, "f64": 3}
+# fmul: unpack + count leading zeros of subnormal significands, normalize them, the product on the
+# pipelined multiplier of `int_arith.multiplier` (its stages depend on the clock target: at 150 MHz
+# 3 for binary32, 5 for binary64), then normalize/exponent, subnormal shift, round.
+FMUL_PRODUCT_STAGES = {"f32": 2, "f64": 3}  # the fewest stages the product gets (slow clock targets)
 FCMP_LATENCY = 1
 FMINMAX_LATENCY = 1
 FNEG_ABS_LATENCY = 0
@@ -86,8 +87,20 @@ def _clog2(n: int) -> int:
     return max(1, (n - 1).bit_length())
 
 
+def _product(fmt: FpFormat):
+    from .int_arith import multiplier
+
+    sig = fmt.frac_bits + 1
+    return multiplier(sig, sig, 2 * sig)
+
+
+def product_stages(fmt: FpFormat) -> int:
+    """Register stages of the significand product at the current clock target (`clock.py`)."""
+    return max(FMUL_PRODUCT_STAGES[fmt.name], _product(fmt).latency)
+
+
 def fmul_latency(fmt: FpFormat) -> int:
-    return 5 + FMUL_PRODUCT_STAGES[fmt.name]
+    return 5 + product_stages(fmt)
 
 
 def _base_context(fmt: FpFormat) -> dict:
@@ -110,6 +123,11 @@ def _fmul_context(fmt: FpFormat) -> dict:
     sig = fmt.frac_bits + 1
     lzc_bits = _clog2(sig + 2)  # count 0 .. sig over sig bits and a stop bit
     shift_max = sig + 1  # a larger subnormal shift leaves nothing at or above the round bit
+    prod = _product(fmt)
+    stages = product_stages(fmt)
+    body = list(prod.context["body"])
+    if stages > prod.latency:  # a slow clock target: the product gets at least FMUL_PRODUCT_STAGES
+        body = _delayed(body, stages - prod.latency, 2 * sig)
     return _base_context(fmt) | {
         "bias": fmt.bias,
         "exp_calc_bits": fmt.exp_bits + 2,  # signed exponent before normalization
@@ -118,9 +136,32 @@ def _fmul_context(fmt: FpFormat) -> dict:
         "shift_bits": shift_max.bit_length(),
         "shift_max": shift_max,
         "sticky_groups": (2 * sig + 7) // 8,
-        "product_stages": FMUL_PRODUCT_STAGES[fmt.name],
+        "product_stages": stages,
+        "product_module": "",  # filled in by `_build_operators` with the module name
+        "product_context": {**prod.context, "latency": stages, "body": body},
         "latency": fmul_latency(fmt),
     }
+
+
+def _delayed(body: list[str], extra: int, width: int) -> list[str]:
+    """A multiplier body whose output goes through `extra` more registers."""
+    out, regs = [], []
+    for line in body:
+        if line.startswith("assign y = "):
+            src = line[len("assign y = "):-1]
+            prev = src
+            for k in range(extra):
+                out.append(f"reg [{width - 1}:0] yd{k};")
+                regs.append(f"    yd{k} <= {prev};")
+                prev = f"yd{k}"
+            out.append(f"assign y = {prev};")
+        elif line == "  end" and regs:
+            out += regs
+            regs = []
+            out.append(line)
+        else:
+            out.append(line)
+    return out
 
 
 def _spec(key: str, template: str, module: str, latency: int, n_inputs: int, out_width: int,
@@ -141,10 +182,10 @@ def _build_operators() -> dict[str, OperatorSpec]:
                 f"{op}.{fname}", "fp/fadd.v.j2", f"dpn_{op}_{fname}", FADD_LATENCY, 2, w,
                 _fadd_context(fmt, sub), w,
             )
-        ops[f"fmul.{fname}"] = _spec(
-            f"fmul.{fname}", "fp/fmul.v.j2", f"dpn_fmul_{fname}", fmul_latency(fmt), 2, w,
-            _fmul_context(fmt), w,
-        )
+        ctx = _fmul_context(fmt)
+        module = f"dpn_fmul_{fname}"
+        ctx["product_module"] = render("int/multiply.v.j2", module_name=f"{module}_prod", **ctx.pop("product_context"))
+        ops[f"fmul.{fname}"] = _spec(f"fmul.{fname}", "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w)
         for pred, mask in CMP_PREDICATES.items():
             ops[f"f{pred}.{fname}"] = _spec(
                 f"f{pred}.{fname}", "fp/fcmp.v.j2", f"dpn_f{pred}_{fname}", FCMP_LATENCY, 2, 1,
@@ -163,4 +204,17 @@ def _build_operators() -> dict[str, OperatorSpec]:
     return ops
 
 
-OPERATORS: dict[str, OperatorSpec] = _build_operators()
+_BY_CLOCK: dict[float, dict[str, OperatorSpec]] = {}
+
+
+def operators() -> dict[str, OperatorSpec]:
+    """The operators for the current clock target (`clock.py`: the product stages of fmul follow it)."""
+    from .clock import clock_mhz
+
+    key = clock_mhz()
+    if key not in _BY_CLOCK:
+        _BY_CLOCK[key] = _build_operators()
+    return _BY_CLOCK[key]
+
+
+OPERATORS: dict[str, OperatorSpec] = operators()

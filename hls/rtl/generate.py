@@ -20,7 +20,7 @@ from ..poly.expr import AffineValue, walk
 from ..poly.types import ScalarType
 from . import datapath
 from .affine import drop_params, pw_aff_expr
-from .control import control, dim_names, first_reads, last_reads, linear_address, predicate, slot_expr
+from .control import Control, control, dim_names, first_reads, last_reads, wide_names
 from .render import render
 
 FIFO_MODULE = "dpn_fifo"
@@ -55,7 +55,8 @@ def _chan_view(c: Channel) -> dict:
             "count_width": clog2(c.depth + 1) if c.kind == ChannelKind.FIFO else clog2(c.depth + 1)}
 
 
-def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups: list[tuple[str, str, bool]]):
+def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups: list[tuple[str, str, bool]],
+              ctl: Control):
     """Input port groups: (port id, description, optional) -> channels feeding that port."""
     ports, decls, conns = [], [], []
     for k, (port, what, optional) in enumerate(groups):
@@ -68,18 +69,18 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
         views = []
         for c in chans:
             ch = f"{c.name}_r"
-            v = {"chan": ch, "kind": c.kind.value, "sel": predicate(c.relation.range(), proc, values),
+            v = {"chan": ch, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
                  "first": None, "addr": None, "last": None, "aw": 0}
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
             conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
             if c.kind == ChannelKind.FIFO_MULT:
-                v["first"] = predicate(first_reads(c, proc), proc, values)
+                v["first"] = ctl.predicate(first_reads(c, proc), values)
                 decls.append(f"output {ch}_first")
                 conns.append((f"{ch}_first", f"{ch}_first"))
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
-                v["addr"] = slot_expr(c, c.relation.reverse(), proc, values)
-                v["last"] = predicate(last_reads(c, proc), proc, values)
+                v["addr"] = ctl.slot(c, c.relation.reverse(), values)
+                v["last"] = ctl.predicate(last_reads(c, proc), values)
                 decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last"]
                 conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last")]
             views.append(v)
@@ -111,19 +112,19 @@ def _carry(port: dict) -> dict:
     return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
 
 
-def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int]):
+def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], ctl: Control):
     outs, decls, conns = [], [], []
     dom = drop_params(proc.domain, values)
     ident = isl.Map.identity(isl.Space.map_from_set(dom.get_space())).intersect_domain(dom)
     for c in net.outputs(proc.name):
         ch = f"{c.name}_w"
-        o = {"chan": ch, "kind": c.kind.value, "width": c.width, "when": predicate(c.relation.domain(), proc, values),
+        o = {"chan": ch, "kind": c.kind.value, "width": c.width, "when": ctl.predicate(c.relation.domain(), values),
              "addr": None, "aw": 0}
         decls += [f"output {ch}_valid", f"input {ch}_ready", f"output [{c.width - 1}:0] {ch}_data"]
         conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
         if c.kind == ChannelKind.BUFFER:
             o["aw"] = clog2(c.depth)
-            o["addr"] = slot_expr(c, ident, proc, values)
+            o["addr"] = ctl.slot(c, ident, values)
             decls.append(f"output [{o['aw'] - 1}:0] {ch}_addr")
             conns.append((f"{ch}_addr", f"{ch}_addr"))
         outs.append(o)
@@ -196,8 +197,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         if proc.kind == ProcessKind.COMPUTE:
             sts = [program.statement(m.statement) for m in proc.members]
             groups = [(r.id, r.text, proc.merged) for st in sts for r in st.reads]
-            ports, in_decls, in_conns = _in_ports(net, proc, values, groups)
-            outs, out_decls, out_conns = _out_ports(net, proc, values)
+            ports, in_decls, in_conns = _in_ports(net, proc, values, groups, ctl)
+            outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
             dp, results, read_stage = member_datapaths(net, proc, scalar_ports)
             for p in ports:
                 p["stage"] = read_stage.get(p["signal"], 0)
@@ -227,10 +228,10 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         else:
             m = mem_by_name[proc.array]
             shared = m["load"] and m["store"]
-            address = linear_address(proc, m["shape"], values)
+            address = ctl.address(proc.band_dims, m["shape"])
             if proc.kind == ProcessKind.LOAD:
-                outs, out_decls, out_conns = _out_ports(net, proc, values)
-                ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)])
+                outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
+                ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)], ctl)
                 fields, unpack = _route(outs, source="head")
                 bit = _route_width(outs)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
@@ -240,8 +241,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 conns = _mem_conns(proc.array, "ld_" if shared else "", True) + in_conns + out_conns
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
-                                                                          ("order", "memory order", True)])
-                outs, out_decls, out_conns = _out_ports(net, proc, values)
+                                                                          ("order", "memory order", True)], ctl)
+                outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
                            port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"])
                 text = render("store_unit.v.j2", **ctx)
@@ -345,8 +346,11 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
     A member's affine values (loop counters used as data) are functions of the statement instance;
     in a merged process they are pulled back to the process iteration through the member's instance map."""
     values = net.program.param_values()
-    names = dim_names(proc.domain.dim(isl.dim_type.set))
+    names = wide_names(proc, values)
     library = operator_library()
+    # read ports fed by the process itself: a recurrence (an accumulator), whose logic gets the
+    # relaxed budget of `delay.loop_budget` rather than extra stages (`datapath.Datapath.loop`)
+    loops = {c.sink_port for c in net.inputs(proc.name) if c.producer == proc.name}
 
     def build(dp: datapath.Datapath, read_stage: dict[str, int]) -> list[str]:
         results, port = [], 0
@@ -363,6 +367,7 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
 
             reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
             port += len(st.reads)
+            dp.loop.update(reads[rid] for rid in loops if rid in reads)
             _, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, library, dp, read_stage)
             results.append(res)
         return results
@@ -370,19 +375,22 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
     return build
 
 
-_AT_ISSUE: "weakref.WeakKeyDictionary[Process, datapath.Datapath]" = weakref.WeakKeyDictionary()
+_AT_ISSUE: "weakref.WeakKeyDictionary[Process, dict[float, datapath.Datapath]]" = weakref.WeakKeyDictionary()
 
 
 def _at_issue(net: ProcessNetwork, proc: Process) -> datapath.Datapath:
     """The process's pipeline with every port read at issue, and the stage each signal is first used
     at (the cycle model asks for it for every candidate network; processes are shared between them)."""
-    if proc not in _AT_ISSUE:
+    from .clock import clock_mhz
+
+    per_clock = _AT_ISSUE.setdefault(proc, {})
+    if clock_mhz() not in per_clock:  # the schedule depends on the clock target
         scalars = {a.name: f"arg_{a.name}" for a in net.program.args if a.kind == "scalar"}
         dp = datapath.Datapath()
         for res in _builder(net, proc, scalars)(dp, {}):
             dp.use(res, dp.depth)
-        _AT_ISSUE[proc] = dp
-    return _AT_ISSUE[proc]
+        per_clock[clock_mhz()] = dp
+    return per_clock[clock_mhz()]
 
 
 def _late_stages(net: ProcessNetwork, proc: Process) -> dict[str, int]:
@@ -438,9 +446,10 @@ def operator_library() -> dict:
     lib: dict = {}
     for mod in ("fp_arith", "fp_convert", "int_arith"):
         try:
-            lib.update(__import__(f"hls.rtl.{mod}", fromlist=["OPERATORS"]).OPERATORS)
+            m = __import__(f"hls.rtl.{mod}", fromlist=["OPERATORS"])
         except ImportError:
             continue
+        lib.update(m.operators() if hasattr(m, "operators") else m.OPERATORS)  # clock-dependent stages
     return lib
 
 

@@ -96,3 +96,119 @@ def const_divide(x: int, divisor: int, width: int, signed: bool) -> tuple[int, i
         q = (-q) & mask
     r = (x - q * divisor) & mask
     return q, r
+
+
+# ------------------------------------------------------------------------------------------------
+# pipelined multiplier
+
+
+def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: float) -> tuple[list[str], int, int]:
+    """Verilog lines of `multiplier`, its latency and its number of partial products."""
+    from . import delay
+
+    lines: list[str] = []
+    regs: list[tuple[str, str]] = []  # (target, source) registered on `en`
+    terms: list[tuple[str, int, int]] = []  # (signal, width, offset): the sum is sum(signal << offset)
+    for i in range(-(-a_width // chunk)):
+        a_lo, a_hi = i * chunk, min(a_width, (i + 1) * chunk)
+        for j in range(-(-b_width // chunk)):
+            b_lo, b_hi = j * chunk, min(b_width, (j + 1) * chunk)
+            off = a_lo + b_lo
+            if off >= y_width:
+                continue
+            w = min(a_hi - a_lo + b_hi - b_lo, y_width - off)
+            lines.append(f"wire [{w - 1}:0] m{i}_{j} = a[{a_hi - 1}:{a_lo}] * b[{b_hi - 1}:{b_lo}];")
+            lines.append(f"reg [{w - 1}:0] p{i}_{j};")
+            regs.append((f"p{i}_{j}", f"m{i}_{j}"))
+            terms.append((f"p{i}_{j}", w, off))
+    products = len(terms)
+    latency, arrival, count = 1, delay.REG, 0
+    stage_regs = [regs]
+    regs = []
+    while len(terms) > 1:
+        terms.sort(key=lambda t: (t[2], -t[1]))
+        level: list[tuple[str, int, int]] = []
+        widest = 0
+        pairs = [(terms[k], terms[k + 1]) for k in range(0, len(terms) - 1, 2)]
+        rest = terms[len(pairs) * 2:]
+        plan = []
+        for (n1, w1, o1), (n2, w2, o2) in pairs:
+            d = o2 - o1
+            if d >= w1:  # no overlap: a concatenation
+                w = min(y_width - o1, d + w2)
+                gap = f"{d - w1}'b0, " if d > w1 else ""
+                plan.append((w, o1, (f"{{{n2}, {gap}{n1}}}", None), 0))
+                continue
+            hi_w = min(y_width - o2, max(w1 - d, w2) + 1)
+            top = f"{n1}[{w1 - 1}:{d}]" if d else n1
+            # the sum is its own wire: inside a concatenation it would be self-determined, losing the carry
+            plan.append((d + hi_w, o1, (f"{top} + {n2}", f"{n1}[{d - 1}:0]" if d else None), hi_w))
+            widest = max(widest, hi_w)
+        if widest and arrival + delay.add(widest) > budget and arrival > delay.REG:
+            # register the terms of this level first
+            latency += 1
+            stage_regs.append([])
+            for k, (n, w, o) in enumerate(terms):
+                r = f"q{count}_{k}"
+                lines.append(f"reg [{w - 1}:0] {r};")
+                stage_regs[-1].append((r, n))
+            renamed = {n: f"q{count}_{k}" for k, (n, w, o) in enumerate(terms)}
+            count += 1
+            arrival = delay.REG
+            terms = [(renamed[n], w, o) for n, w, o in terms]
+            continue
+        new_terms = []
+        for k, (w, o, (expr, low), hi_w) in enumerate(plan):
+            s = f"s{count}_{k}"
+            if low is None:  # a concatenation or a plain sum, truncated to the term width
+                lines.append(f"wire [{w - 1}:0] {s} = {expr};")
+            else:
+                lines.append(f"wire [{hi_w - 1}:0] h{count}_{k} = {expr};")
+                lines.append(f"wire [{w - 1}:0] {s} = {{h{count}_{k}, {low}}};")
+            new_terms.append((s, w, o))
+        count += 1
+        if widest:
+            arrival += delay.add(widest)
+        terms = new_terms + rest
+    name, w, off = terms[0]
+    if arrival > delay.REG or not stage_regs[-1]:
+        if arrival > delay.REG:
+            latency += 1
+            stage_regs.append([])
+        lines.append(f"reg [{w - 1}:0] y_q;")
+        stage_regs[-1].append(("y_q", name))
+        name = "y_q"
+    out = name if off == 0 else f"{{{name}, {off}'b0}}"
+    lines.append(f"assign y = {out};")
+    lines.append("always @(posedge clk) begin")
+    lines.append("  if (en) begin")
+    for group in stage_regs:
+        for tgt, src in group:
+            lines.append(f"    {tgt} <= {src};")
+    lines.append("  end")
+    lines.append("end")
+    return lines, latency, products
+
+
+_MULTIPLIERS: dict = {}
+
+
+def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
+    """The pipelined unsigned multiplier y = (a * b) mod 2**y_width for the current clock target
+    (`clock.clock_mhz`): one DSP-sized partial product per pair of 18-bit operand chunks, registered,
+    then an adder tree with as many levels per stage as `delay.budget` allows.  Its operands must
+    come from registers (the datapath registers them when they do not: `OperatorSpec.in_budget`)."""
+    from . import delay
+
+    budget = round(delay.budget(), 2)
+    key = (a_width, b_width, y_width, budget)
+    if key not in _MULTIPLIERS:
+        body, latency, products = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget)
+        module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}"
+        _MULTIPLIERS[key] = OperatorSpec(
+            name=f"mul.{a_width}x{b_width}.{y_width}", template="int/multiply.v.j2", module=module, latency=latency,
+            inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
+            context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
+                     "chunk": delay.DSP_CHUNK, "products": products, "body": body},
+            in_budget=budget - delay.mult18(), out_arrival=delay.REG)
+    return _MULTIPLIERS[key]

@@ -24,6 +24,11 @@ class OperatorSpec:
     inputs: tuple[tuple[str, int], ...]  # (port, width)
     output_width: int
     context: dict = field(default_factory=dict, compare=False)  # extra template context
+    # timing (`delay.py`): the latest arrival (ns after the clock edge) of the operands at which the
+    # operator's first stage still meets the clock target (None: operands straight from registers),
+    # and the arrival of `y` after its last register
+    in_budget: float | None = field(default=None, compare=False)
+    out_arrival: float | None = field(default=None, compare=False)
 
     def render(self) -> str:
         from .render import render

@@ -100,7 +100,7 @@ def test_merging_everything_is_still_exact():
     part = build_network(res.program, res.network.tiling)
     net = merge_processes(part, [[p.name for p in _compute(part)]])
     tables = NetworkTables(net)
-    net = fifoize(type_channels(net, tables), tables)
+    net = fifoize(type_channels(net))
     tables = tables.for_network(net)
     net = size_channels(net, tables)
     assert len(_compute(net)) == 1 and len(_compute(net)[0].members) == len(res.program.statements)

@@ -139,8 +139,8 @@ def test_auto_tiling_keeps_a_band_that_fits_untiled_traffic():
     path = ROOT / "examples" / "gemm.c"
     res = run(Options(str(path), params=example_params(path), tile="auto"))
     out = _check(res, seeds=(0,))
-    from hls.cli import _traffic
-    assert out.words_loaded + out.words_stored == _traffic(res.program, res.tables, res.network)["compulsory_words"]
+    from hls.metrics import traffic
+    assert out.words_loaded + out.words_stored == traffic(res.program, res.network)["compulsory_words"]
 
 
 def test_untiled_traffic_equals_compulsory():

@@ -35,8 +35,15 @@ def _accumulator(net):
     return next(c for c in net.channels if c.producer == c.consumer and c.kind.value == "fifo" and c.depth >= 2)
 
 
-def _shrunk(net, name: str):
-    return net.with_channels([replace(c, depth=c.depth - 1) if c.name == name else c for c in net.channels], net.stage)
+def _short(res, acc) -> int:
+    """One word less than the accumulator holds when the schedule is replayed: too small whatever the
+    timing (`deepen` may have made the channel deeper than that, for throughput)."""
+    seq = simulate(res.network, random_inputs(res.program, 0), order="schedule", tables=res.tables)
+    return seq.max_fill[acc.name] - 1
+
+
+def _shrunk(net, name: str, depth: int):
+    return net.with_channels([replace(c, depth=depth) if c.name == name else c for c in net.channels], net.stage)
 
 
 def _parse(report: str) -> tuple[list[tuple[str, str, str, str]], dict[str, tuple[int, int]]]:
@@ -76,13 +83,13 @@ def _check_consistent(waits, fills, net) -> None:
 def test_undersized_channel_is_reported(compiled, simulator, rtl_cache, tmp_path):
     res = compiled
     acc = _accumulator(res.network)
-    depth = acc.depth - 1
+    depth = _short(res, acc)
     inputs = random_inputs(res.program, 0)
     # The DPN simulator, replaying the schedule, blocks on exactly this channel too.
     dpn = simulate(res.network, inputs, order="schedule", capacities={acc.name: depth}, tables=res.tables)
     assert dpn.deadlock is not None and [b.channel for b in dpn.deadlock.blocked] == [acc.name]
 
-    small = _shrunk(res.network, acc.name)
+    small = _shrunk(res.network, acc.name, depth)
     out = run_rtl(generate(small), inputs, tmp_path, cache_root=rtl_cache, simulator=simulator, idle_limit=500)
     assert not out.completed
     assert out.deadlock is not None and out.problem == out.deadlock, out.problem or out.log[-2000:]
@@ -106,14 +113,15 @@ def test_sim_command_prints_the_report(compiled, rtl_cache, monkeypatch, capsys)
     import sim.rtl_runner
 
     acc = _accumulator(compiled.network)
+    depth = _short(compiled, acc)
     real = gen.generate
-    monkeypatch.setattr(gen, "generate", lambda net: real(_shrunk(net, acc.name)))
+    monkeypatch.setattr(gen, "generate", lambda net: real(_shrunk(net, acc.name, depth)))
     monkeypatch.setattr(sim.rtl_runner, "default_cache_root", lambda: rtl_cache)
     args = ["sim", str(KERNEL), *cli_args(KERNEL)]
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "deadlock: no process can make progress" in err
-    assert f"{acc.producer} waits to write channel {acc.name}: full ({acc.depth - 1}/{acc.depth - 1})" in err
+    assert f"{acc.producer} waits to write channel {acc.name}: full ({depth}/{depth})" in err
     assert "channel fill levels:" in err and "Traceback" not in err
     assert main([*args, "--json"]) == 1
     d = json.loads(capsys.readouterr().out)

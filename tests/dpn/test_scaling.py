@@ -1,0 +1,107 @@
+"""Compile cost that does not grow with the problem: channel typing and sizing on relations, the
+choice made on a reduced instance.  The enumerated implementations are the oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hls.dpn import reduced
+from hls.dpn.channels import channel_in_order, in_order_pairs, replayed_size, symbolic_size
+from hls.dpn.network import ChannelKind
+from hls.dpn.simulate import simulate
+from hls.dpn.tables import NetworkTables
+from hls.dpn.timing import simulate_timing
+from hls.pipeline import Options, run
+from hls.poly import isl_utils as iu
+from hls.rtl.generate import process_latencies, read_stages
+from sim.gcc_ref import GccReference
+from sim.inputs import compare, random_inputs
+from tests.kernels import ROOT, example_params
+
+# rectangular, two products, triangular, skewed stencils, a 3-d stencil, a parallel network
+CASES = [("gemm", 1), ("2mm", 4), ("cholesky", 1), ("trisolv", 1), ("jacobi-2d", 1), ("seidel-2d", 1),
+         ("heat-3d", 1), ("syrk", 4)]
+
+
+def _compile(stem: str, parallel: int = 1, defines=(), **params):
+    path = ROOT / "examples" / f"{stem}.c"
+    return run(Options(str(path), defines=tuple(defines), params=params or example_params(path), tile="auto",
+                       parallel=parallel))
+
+
+@pytest.fixture(scope="module")
+def networks():
+    return {case: _compile(*case) for case in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+def test_isl_typing_equals_the_enumerated_order(networks, case):
+    net = networks[case].network
+    tables = NetworkTables(net)
+    assert [channel_in_order(c, net) for c in net.channels] == [in_order_pairs(c, tables) for c in net.channels]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+def test_symbolic_sizes_equal_the_replay(networks, case):
+    """Where the relations decide a size (buffers always; FIFOs with barvinok's exact bound), it is the
+    replay's size: moduli, depth, and the count of values alive together."""
+    net = networks[case].network
+    tables = NetworkTables(net)
+    decided = 0
+    for c in net.channels:
+        sym = symbolic_size(c, net)
+        if sym is None:
+            assert c.kind != ChannelKind.BUFFER or c.relation.is_empty(), c.name
+            continue
+        exact = replayed_size(c, tables)
+        decided += 1
+        assert (sym.depth, sym.moduli) == (exact.depth, exact.moduli), c.name
+        if sym.max_live is not None:
+            assert sym.max_live == exact.max_live, c.name
+    if iu.counting_available():
+        assert decided >= len(net.channels) // 2
+
+
+def _exactly_modelled(net) -> int:
+    tables = NetworkTables(net)
+    return simulate_timing(net, tables, process_latencies(net),
+                           read_stage=read_stages(net) if net.late_reads else None).cycles
+
+
+@pytest.mark.parametrize("stem,defines", [("gemm", ("NI=30", "NJ=35", "NK=40")),
+                                          pytest.param("cholesky", ("N=60",), marks=pytest.mark.slow)])
+def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
+    """The network chosen on the corner instance, built at full size, models within 2% of the one the
+    full-size choice keeps."""
+    monkeypatch.setattr(reduced, "REDUCE_ABOVE", 10**12)
+    full = _compile(stem, defines=defines)
+    monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
+    small = _compile(stem, defines=defines)
+    assert "reduced_instance" in small.timing
+    assert small.timing["reduced_instance"]["instances"] * 2 <= sum(iu.card(s.domain) for s in small.program.statements)
+    assert _exactly_modelled(small.network) <= 1.02 * full.timing["estimated_cycles"]
+    assert small.timing["estimated_cycles"] == _exactly_modelled(small.network)  # modelled once at this size
+
+
+def test_network_chosen_on_a_reduced_instance_matches_gcc(monkeypatch):
+    monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
+    res = _compile("gemm", defines=("NI=20", "NJ=21", "NK=22"))
+    assert "reduced_instance" in res.timing
+    inputs = random_inputs(res.program, 1)
+    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+    GccReference(res.kernel, defines=("NI=20", "NJ=21", "NK=22")).run({**inputs, **expected})
+    for order in ("random", "schedule"):
+        out = simulate(res.network, inputs, seed=1, order=order, tables=res.tables)
+        assert out.deadlock is None, out.deadlock.format()
+        assert not compare(expected, out.outputs)
+
+
+def test_a_large_matrix_multiply_compiles_with_bounded_analysis():
+    """12 G statement instances: nothing is enumerated at full size (this would not end otherwise);
+    the estimate follows the instances."""
+    res = _compile("gemm", defines=("NI=2000", "NJ=2300", "NK=2600"))
+    instances = sum(iu.card(s.domain) for s in res.program.statements)
+    assert instances == 2000 * 2300 * 2601
+    assert res.timing["reduced_instance"]["instances"] < 20_000
+    assert instances <= res.timing["estimated_cycles"] < 2 * instances
