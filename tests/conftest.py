@@ -25,7 +25,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Skip (with the reason) tests marked as needing a tool that is not installed."""
+    """Skip (with the reason) tests marked as needing a tool that is not installed, and long tests
+    (`slow`) unless `-m` selects them: the default run stays within its time budget."""
+    if item.get_closest_marker("slow") is not None and "slow" not in (item.config.getoption("markexpr") or ""):
+        pytest.skip("a long test: select it with `pytest -m slow`")
     for name, (probe, tool) in _TOOL_MARKERS.items():
         if item.get_closest_marker(name) is not None and not probe():
             pytest.skip(f"{tool} is not installed (optional extra)")

@@ -12,6 +12,21 @@ POLYBENCH_KERNELS = sorted(p for p in POLYBENCH.rglob("*.c") if p.parent.name !=
 POLYBENCH_FLAGS = ["-I", str(POLYBENCH / "utilities"), "-DMINI_DATASET", "-DPOLYBENCH_USE_SCALAR_LB"]
 
 
+# Kernels that cover C constructs (compound assignments, strided and decrementing loops, MIN/MAX
+# bounds, unsigned and 64-bit arithmetic, casts, literal suffixes): the frontend, DPN and tiling tests
+# run them by default; the per-example RTL and `--parallel` sweeps only under `-m slow`.
+CONSTRUCT_EXAMPLES = {"band-trsv-minmax", "box-blur-clamp", "cubic-upsample-f32", "decimate-f32", "fwd-bwd-smooth",
+                      "hash-mix-u32", "horner-u64", "lifting-53", "q15-fir-i64", "quantize-i8"}
+
+
+def sweep(paths) -> list:
+    """Parameters for a per-example sweep, construct kernels marked slow."""
+    import pytest
+
+    return [pytest.param(p, id=p.stem, marks=pytest.mark.slow if p.stem in CONSTRUCT_EXAMPLES else ())
+            for p in paths]
+
+
 def example_params(path: Path) -> dict[str, int]:
     """Parameters from the file's `// dpn-synth-args: --param n=16` first line."""
     first = path.read_text().splitlines()[0]

@@ -14,7 +14,7 @@ from hls.poly import isl_utils as iu
 from hls.pipeline import Options, run
 from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
-from tests.kernels import EXAMPLES, ROOT, example_params, ids
+from tests.kernels import EXAMPLES, ROOT, example_params, ids, sweep
 
 
 def _check(res, seeds=(0, 1)):
@@ -153,7 +153,7 @@ def test_untiled_traffic_equals_compulsory():
 
 
 @pytest.mark.parametrize("parallel", [2, 4])
-@pytest.mark.parametrize("path", EXAMPLES, ids=ids(EXAMPLES))
+@pytest.mark.parametrize("path", sweep(EXAMPLES))
 def test_example_parallel_matches_gcc(path, parallel):
     res = run(Options(str(path), params=example_params(path), tile="auto", parallel=parallel))
     _check(res, seeds=(parallel,))
