@@ -116,11 +116,12 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
-    net = type_channels(net)
+    tables = NetworkTables(net)  # lazy; the processes keep their names and schedules from here on
+    net = type_channels(net, tables)
     typed = net
-    net = fifoize(net)
+    net = fifoize(net, tables)
     stages.append(("type-channels", net))
-    tables = NetworkTables(net)
+    tables = tables.for_network(net)
     net = size_channels(net, tables)
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)

@@ -13,18 +13,27 @@ POLYBENCH_FLAGS = ["-I", str(POLYBENCH / "utilities"), "-DMINI_DATASET", "-DPOLY
 
 
 # Kernels that cover C constructs (compound assignments, strided and decrementing loops, MIN/MAX
-# bounds, unsigned and 64-bit arithmetic, casts, literal suffixes): the frontend, DPN and tiling tests
-# run them by default; the per-example RTL and `--parallel` sweeps only under `-m slow`.
+# bounds, unsigned and 64-bit arithmetic, casts, literal suffixes).
 CONSTRUCT_EXAMPLES = {"band-trsv-minmax", "box-blur-clamp", "cubic-upsample-f32", "decimate-f32", "fwd-bwd-smooth",
                       "hash-mix-u32", "horner-u64", "lifting-53", "q15-fir-i64", "quantize-i8"}
 
+# The per-example sweeps that build and simulate many networks each (RTL under Verilator, `--parallel`,
+# FIFO recovery) run this subset by default and every example under `-m slow`, so that the default
+# run stays within its time budget.  It has each network shape: rectangular and multi-statement
+# reductions, triangular domains, skewed stencils, a convolution, integer, float and mixed widths, a
+# hoisted call, and a construct kernel.
+DEFAULT_SWEEP = {"gemm", "gemm-int", "atax", "mvt", "syrk", "trisolv", "trmm", "jacobi-2d", "jacobi-1d-int",
+                 "seidel-int", "conv2d", "mixed-width", "fir-int", "checksum-u8", "prefix-max-i64", "hoisted-exp",
+                 "q15-fir-i64"}
+# Each RTL test builds a Verilator model of its own (about a minute): fewer still.
+RTL_SWEEP = {"gemm-int", "jacobi-1d-int", "mixed-width", "checksum-u8"}
 
-def sweep(paths) -> list:
-    """Parameters for a per-example sweep, construct kernels marked slow."""
+
+def sweep(paths, default: set[str] = DEFAULT_SWEEP) -> list:
+    """Parameters for a per-example sweep: the kernels outside `default` marked slow."""
     import pytest
 
-    return [pytest.param(p, id=p.stem, marks=pytest.mark.slow if p.stem in CONSTRUCT_EXAMPLES else ())
-            for p in paths]
+    return [pytest.param(p, id=p.stem, marks=() if p.stem in default else pytest.mark.slow) for p in paths]
 
 
 def example_params(path: Path) -> dict[str, int]:

@@ -3,8 +3,10 @@
 Typing uses the channel relation and the two process schedules:
   in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
   unicity   <=> every produced value is read by one consumer iteration (isl).
-In-order is decided with isl relations (`is_in_order`), never on enumerated pairs, so typing costs
-the same at every problem size.  Its lexicographic maps over the whole tiled time stamps (15
+In-order is decided with isl relations (`is_in_order`), so typing costs the same at every problem
+size; below `REPLAY_BELOW` iterations the enumerated pairs decide instead (`in_order_pairs`: the
+same answer, and their tables are enumerated anyway to replay the sizes of those small channels, at
+a fraction of the 40 ms that isl takes per channel).  Its lexicographic maps over the whole tiled time stamps (15
 dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
 are projected out first (`compact_schedules`: they never decide an order): tens of milliseconds.
 `in_order_pairs` is the enumerated oracle the tests compare it with.
@@ -83,8 +85,16 @@ def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
     return all(a <= b for a, b in zip(times, times[1:]))
 
 
-def classify(c: Channel, net: ProcessNetwork) -> Channel:
-    in_order = channel_in_order(c, net)
+def is_small(c: Channel, net: ProcessNetwork) -> bool:
+    """Whether the channel's two processes run fewer than `REPLAY_BELOW` iterations together."""
+    return iu.card(net.process(c.producer).domain) + iu.card(net.process(c.consumer).domain) < REPLAY_BELOW
+
+
+def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
+    if is_small(c, net):
+        in_order = in_order_pairs(c, tables or NetworkTables(net))
+    else:
+        in_order = channel_in_order(c, net)
     unicity = is_unique(c.relation)
     if in_order and unicity:
         kind = ChannelKind.FIFO
@@ -95,8 +105,9 @@ def classify(c: Channel, net: ProcessNetwork) -> Channel:
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
-def type_channels(net: ProcessNetwork) -> ProcessNetwork:
-    return net.with_channels([classify(c, net) for c in net.channels], Stage.TYPED)
+def type_channels(net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> ProcessNetwork:
+    tables = tables or NetworkTables(net)  # lazy: enumerated only for small channels
+    return net.with_channels([classify(c, net, tables) for c in net.channels], Stage.TYPED)
 
 
 def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
@@ -191,8 +202,7 @@ REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     """`symbolic_size`, or the replay when it cannot decide or the channel is small (both are exact:
     the same size either way)."""
-    small = iu.card(net.process(c.producer).domain) + iu.card(net.process(c.consumer).domain) < REPLAY_BELOW
-    return (None if small else symbolic_size(c, net)) or replayed_size(c, tables or NetworkTables(net))
+    return (None if is_small(c, net) else symbolic_size(c, net)) or replayed_size(c, tables or NetworkTables(net))
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
@@ -268,19 +278,20 @@ def split_by_depth(c: Channel, net: ProcessNetwork, tile_dims: int) -> list[isl.
     return [m.coalesce() for m in parts if not m.is_empty()]
 
 
-def fifoize(net: ProcessNetwork) -> ProcessNetwork:
+def fifoize(net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> ProcessNetwork:
     """Split every non-FIFO channel by depth; keep the split when all its parts are FIFOs (Theorem 5.3)."""
     tiling = getattr(net, "tiling", None)
     tile_dims = 0 if tiling is None or not tiling.is_tiled else tiling.band_dims + 1
     if tile_dims == 0:
         return net
     out: list[Channel] = []
+    tables = tables or NetworkTables(net)
     for c in net.channels:
         if c.kind == ChannelKind.FIFO or c.role == "order":
             out.append(c)
             continue
         parts = split_by_depth(c, net, tile_dims)
-        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net) for k, m in enumerate(parts)]
+        typed = [classify(replace(c, name=f"{c.name}_{k}", relation=m), net, tables) for k, m in enumerate(parts)]
         if len(typed) > 1 and all(t.kind == ChannelKind.FIFO for t in typed):
             out.extend(typed)
         else:

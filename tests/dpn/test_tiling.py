@@ -37,7 +37,7 @@ def test_example_tiled_auto_matches_gcc(path):
     assert out.words_loaded == loads  # the load units move exactly their coalesced sets
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=ids(EXAMPLES))
+@pytest.mark.parametrize("path", sweep(EXAMPLES))
 def test_fifo_recovery_is_complete_with_original_point_order(path):
     """Theorem 5.3: with the original order inside tiles, splitting by depth restores every FIFO that
     tiling broke.  Small tiles (`--local-words 64`) so that tiling cuts bands where it can."""

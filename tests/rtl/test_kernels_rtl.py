@@ -14,7 +14,7 @@ from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from sim.rtl_runner import lint_verilator
 from sim.rtl_sim import run_rtl, write_design
-from tests.kernels import EXAMPLES, example_params, sweep
+from tests.kernels import EXAMPLES, RTL_SWEEP, example_params, sweep
 
 
 def _is_integer(path) -> bool:
@@ -30,7 +30,7 @@ def _compiled(path):
 
 
 @pytest.mark.parametrize("tile", ["none", "auto"])
-@pytest.mark.parametrize("path", sweep(INTEGER))
+@pytest.mark.parametrize("path", sweep(INTEGER, RTL_SWEEP))
 def test_rtl_matches_gcc(path, tile, rtl_cache, tmp_path):
     res = run(Options(str(path), params=example_params(path), tile=tile))
     design = generate(res.network)

@@ -16,7 +16,7 @@ from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from sim.rtl_runner import lint_verilator
 from sim.rtl_sim import run_rtl, write_design
-from tests.kernels import POLYBENCH, POLYBENCH_KERNELS, ids
+from tests.kernels import POLYBENCH, POLYBENCH_KERNELS
 
 INCLUDE = (str(POLYBENCH / "utilities"),)
 DEFINES = ("MINI_DATASET", "POLYBENCH_USE_SCALAR_LB")
@@ -37,7 +37,11 @@ def _check(path, defines, params, rtl_cache, tmp_path) -> None:
     assert not mism, f"{len(mism)} mismatches, first {mism[0]}"
 
 
-@pytest.mark.parametrize("path", POLYBENCH_KERNELS, ids=ids(POLYBENCH_KERNELS))
+DEFAULT = {"gemm", "atax", "trisolv", "floyd-warshall"}  # the others under `-m slow` (a minute each)
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=() if p.stem in DEFAULT else pytest.mark.slow)
+                                  for p in POLYBENCH_KERNELS])
 def test_polybench_style_kernel_in_rtl(path, rtl_cache, tmp_path):
     macros, params = SMALLER.get(path.stem, ({}, {}))  # tsteps otherwise from the call site in main
     _check(path, DEFINES + tuple(f"{k}={v}" for k, v in macros.items()), params, rtl_cache, tmp_path)

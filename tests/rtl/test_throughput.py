@@ -43,9 +43,11 @@ def test_parallel_divides_compute_bound_cycles(tmp_path, rtl_cache):
 
 
 FLOAT = ["cholesky", "seidel-2d", "conv2d", "lu", "trisolv", "atax", "fdtd-2d", "symm"]
+FLOAT_DEFAULT = {"cholesky", "trisolv", "atax"}  # the others under `-m slow` (each about 90 s)
 
 
-@pytest.mark.parametrize("name", FLOAT)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in FLOAT_DEFAULT else pytest.mark.slow)
+                                  for n in FLOAT])
 def test_float_kernel_tiled_auto_with_back_pressure(name, tmp_path, rtl_cache):
     path = ROOT / "examples" / f"{name}.c"
     res = run(Options(str(path), params=example_params(path), tile="auto"))
