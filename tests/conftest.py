@@ -20,6 +20,7 @@ requires_iverilog = pytest.mark.requires_iverilog
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("DPN_SYNTH_VERILATOR_OPT", "-O0")  # short simulations: build time dominates
     for name, (_, tool) in _TOOL_MARKERS.items():
         config.addinivalue_line("markers", f"{name}: needs {tool}; skipped when it is not installed")
 
