@@ -96,6 +96,8 @@ def default_make_vars() -> dict[str, str]:
     if level:
         out.update(OPT_FAST=level, OPT_SLOW=level, OPT_GLOBAL=level)
     return out
+
+
 _TAIL_LINES = 80
 #: `_cached_build` gives up when its fresh build is evicted before it can pin it this many times.
 _EVICTED_RETRIES = 5

@@ -6,8 +6,8 @@ Typing uses the channel relation and the two process schedules:
 In-order is decided with isl relations (`is_in_order`), so typing costs the same at every problem
 size; below `REPLAY_BELOW` iterations the enumerated pairs decide instead (`in_order_pairs`: the
 same answer, and their tables are enumerated anyway to replay the sizes of those small channels, at
-a fraction of the 40 ms that isl takes per channel).  Its lexicographic maps over the whole tiled time stamps (15
-dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
+a fraction of the 40 ms that isl takes per channel).  isl's lexicographic maps over the whole tiled
+time stamps (15 dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
 are projected out first (`compact_schedules`: they never decide an order): tens of milliseconds.
 `in_order_pairs` is the enumerated oracle the tests compare it with.
 FIFO = in-order and unicity; FIFO with multiplicity = in-order only; otherwise an addressable buffer.
