@@ -7,6 +7,8 @@ One directory per kind under the root:
 * ``yosys/``: Yosys results (`hls.estimate`); an entry is one record ``<xx>/<key>.json``
   (``$DPN_SYNTH_YOSYS_CACHE`` moves this directory);
 * ``pnr/``: place-and-route results (`hls.pnr`); entries are directories with lock files, like builds;
+* ``verilator/.shared/``: files that the builds of one directory share (Verilator's runtime objects,
+  `sim.verilator_runtime`): a few megabytes, emptied by ``--clear`` but not bounded;
 * ``gcc/``: the gcc reference objects of `sim.gcc_ref`: counted by ``dpn-synth cache --info`` and
   emptied by ``--clear``, but not bounded (a few kilobytes each, and `sim.gcc_ref` does not record use).
 
@@ -53,6 +55,7 @@ __all__ = [
     "ClearResult",
     "DEFAULT_MAX_BYTES",
     "KINDS",
+    "SHARED_DIR",
     "BOUNDED_KINDS",
     "Entry",
     "EvictResult",
@@ -84,6 +87,8 @@ KINDS = ("verilator", "yosys", "pnr", "gcc")
 BOUNDED_KINDS = ("verilator", "yosys", "pnr")
 #: How each kind stores its entries: directories with a lock file beside them, JSON records, gcc objects.
 _LAYOUT = {"verilator": "builds", "pnr": "builds", "yosys": "records", "gcc": "gcc"}
+#: Files shared by the builds of one directory (a dot name: never taken for a build).
+SHARED_DIR = ".shared"
 #: A Yosys writer's temp file older than this is debris from a killed process.
 _STALE_TMP_SECONDS = 3600.0
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
@@ -693,6 +698,8 @@ def clear() -> ClearResult:
                         result.freed += entry.size
                     else:
                         result.in_use.append(entry)
+                if _LAYOUT[kind] == "builds":
+                    shutil.rmtree(d / SHARED_DIR, ignore_errors=True)  # a build using it rebuilds it
     # gcc objects are loaded right after they are looked up, and removing a loaded object is harmless.
     for entry in entries("gcc", gcc):
         if _remove(entry):

@@ -47,11 +47,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from hls import cache as build_cache
+from . import verilator_runtime
 from hls.toolchain import (
     ToolchainError,
     ensure_verilator_env,
     require_iverilog,
     verilator_executable,
+    verilator_root,
     verilator_version,
 )
 
@@ -503,13 +505,19 @@ def _compile(
     started = time.monotonic()
     runner = _get_runner(simulator)
     name = {"verilator": "Verilator", "icarus": "Icarus Verilog"}.get(simulator, simulator)
-    # cocotb's runner runs make itself with a fixed command line; variable assignments in MAKEFLAGS
-    # act like command-line assignments, which is the one way to pass them through.
-    makeflags = " ".join(f"{k}={_makeflags_escape(str(v))}" for k, v in make_vars.items())
-    if os.environ.get("MAKEFLAGS"):
-        makeflags = f"{os.environ['MAKEFLAGS']} {makeflags}".strip()
-    env = {"MAKEFLAGS": makeflags} if makeflags else {}
-    try:
+    store = None
+    if simulator == "verilator":
+        store = verilator_runtime.store_for(build_dir.parent, verilator_runtime.runtime_key(
+            verilator_version(), verilator_root(), _cocotb_identity(), make_vars, trace))
+
+    def run(shared_runtime: Mapping[str, str] | None) -> None:
+        # cocotb's runner runs make itself with a fixed command line; variable assignments in
+        # MAKEFLAGS act like command-line assignments, which is the one way to pass them through.
+        all_vars = {**make_vars, **(shared_runtime or {})}
+        makeflags = " ".join(f"{k}={_makeflags_escape(str(v))}" for k, v in all_vars.items())
+        if os.environ.get("MAKEFLAGS"):
+            makeflags = f"{os.environ['MAKEFLAGS']} {makeflags}".strip()
+        env = {"MAKEFLAGS": makeflags} if makeflags else {}
         # WAVES in the environment would override `waves=` and make the build differ from its key.
         with _patched_environ(env, unset_vars=("WAVES",)):
             runner.build(
@@ -523,6 +531,22 @@ def _compile(
                 timescale=timescale,
                 log_file=log,
             )
+
+    try:
+        shared = verilator_runtime.link_vars(store) if store is not None else None
+        try:
+            run(shared)
+        except (RuntimeError, SystemExit, OSError):
+            if shared is None:
+                raise
+            # Build it all here; if that works, the shared runtime was the problem: drop it.
+            shutil.rmtree(build_dir, ignore_errors=True)
+            build_dir.mkdir()
+            run(None)
+            verilator_runtime.discard(store)
+            shared = None
+        if store is not None and shared is None:
+            verilator_runtime.harvest(build_dir, store)
     except (RuntimeError, SystemExit, OSError) as exc:
         tail = _tail(log)
         hint = ""

@@ -55,7 +55,8 @@ def fake_record(d: Path, key: str, size: int, mtime: float) -> Path:
 
 
 def names(d: Path) -> list[str]:
-    return sorted(p.name for p in d.iterdir())
+    """The entries of a cache directory, without the files its builds share (`cache.SHARED_DIR`)."""
+    return sorted(p.name for p in d.iterdir() if p.name != cache.SHARED_DIR)
 
 
 # --------------------------------------------------------------------------------------------------

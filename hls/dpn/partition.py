@@ -235,7 +235,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             return
         name = f"c{len(channels)}"
         mu = f"{producer[1]}:{src}->{consumer[1]}:{snk}"
-        channels.append(Channel(name, producer[0], consumer[0], rel.coalesce(), array, program.arrays[array].type,
+        channels.append(Channel(name, producer[0], consumer[0], iu.coalesced(rel), array, program.arrays[array].type,
                                 src, snk, mu, role))
 
     for st in program.statements:
@@ -290,5 +290,5 @@ def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, 
             deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule)
             for m in iu.union_map_pieces(deps):
                 if not m.is_empty():
-                    out.append((prod, cons, m.coalesce(), array))
+                    out.append((prod, cons, iu.coalesced(m), array))
     return out

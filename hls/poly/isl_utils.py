@@ -291,6 +291,16 @@ def sample(s: isl.Set) -> tuple[int, ...] | None:
     )
 
 
+def coalesced(obj):
+    """`obj.coalesce()`, or *obj* itself where isl's coalescing fails: isl 0.27 can abort it with
+    "total dimensionality changed unexpectedly" on some unions with existentials (heat-3d's memory
+    order, tiled at 18^3).  Coalescing only simplifies the representation, so the set is the same."""
+    try:
+        return obj.coalesce()
+    except isl.Error:
+        return obj
+
+
 def union_map_pieces(um: isl.UnionMap) -> list[isl.Map]:
     out: list[isl.Map] = []
     um.foreach_map(out.append)

@@ -164,7 +164,7 @@ def test_merged_dpn_json_round_trips():
     assert {k: v for k, v in again.items() if k != "tiling"} == {k: v for k, v in data.items() if k != "tiling"}
 
 
-@pytest.mark.parametrize("name", ["gemm", "checksum-u8"])
+@pytest.mark.parametrize("name", ["gemm", pytest.param("checksum-u8", marks=pytest.mark.slow)])
 def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
     """A merged process in Verilog: one pipeline, each iteration computing the statement that owns it."""
     from tests.kernels import cli_args, run_cli
@@ -180,7 +180,7 @@ def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
     assert rep["compute_processes"] == len(_compute(res.network)) < len(res.program.statements)
 
 
-@pytest.mark.parametrize("name", ["syrk", "tri-sum"])
+@pytest.mark.parametrize("name", ["syrk", pytest.param("tri-sum", marks=pytest.mark.slow)])
 def test_parallel_parts_stay_parallel(name, capsys):
     """`--parallel 4` parts of one statement never share a process (regression: a merged process held
     two parts of syrk's reduction, undoing the parallelism and declaring its read ports twice)."""

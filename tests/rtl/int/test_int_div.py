@@ -308,7 +308,7 @@ def build_harness(w: int, src_dir: Path, cache: Path) -> SimBuild:
     return build_verilator([*sources, harness], top, cache_root=cache, make_vars=MAKE_VARS)
 
 
-@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("w", [pytest.param(w, marks=pytest.mark.slow) if w == 16 else w for w in WIDTHS])
 def test_dividers_bit_exact(w: int, rtl_cache: Path, tmp_path: Path) -> None:
     seed = int(os.environ.get("DIV_SEED", SEEDS[w]))
     t0 = time.monotonic()
