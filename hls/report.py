@@ -70,7 +70,8 @@ def _measure(net: ProcessNetwork, tables: NetworkTables) -> dict:
             for x in its:
                 per_band[tuple(x[:p.band_dims])] += 1
         out[band] = max(per_band.values(), default=0)
-    sized = {c.name: c.max_live if c.kind != ChannelKind.BUFFER else c.depth for c in net.channels}
+    sized = {c.name: c.max_live if c.kind != ChannelKind.BUFFER and c.max_live is not None else c.depth
+             for c in net.channels}  # a FIFO sized by the bound (`max_live` None): its depth
     out["channels"] = {c.name: (sized[c.name], c.producer, c.consumer, c.ppn_channel) for c in net.channels}
     out["sized_channel_words"] = sum(sized[c.name] + (c.kind == ChannelKind.FIFO_MULT) for c in net.channels)
     return out

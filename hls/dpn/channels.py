@@ -20,8 +20,14 @@ Both are computed on relations, at a cost that does not grow with the problem (`
 the buffer's moduli are the largest distances (`deltas`) between values alive together, first
 differing dimension by dimension (isl alone); a FIFO's depth is the maximum over write events of
 the count of values alive then, a barvinok count bounded over the events (islpy-barvinok).  Where
-barvinok is absent or its bound is not exact, the global order is replayed on the enumerated
-instances (`replayed_size`, also the tests' oracle).
+barvinok is absent, its bound is not exact or it runs too long, the FIFO gets the product of the
+moduli a buffer of the same values would have: no two values alive together share a slot of that
+allocation, so no more values than slots are ever alive together, and the FIFO holds every value
+the sequential order keeps alive (the argument of docs/channel-sizing.md holds for any depth at
+least the exact one).  `max_live` stays None there.  This bound is taken from `BOUND_ABOVE` iterations
+on; below, the replay still decides.
+Below `REPLAY_BELOW` iterations the global order is replayed on the enumerated instances instead
+(`replayed_size`: exact, cheaper there, and the tests' oracle).
 """
 
 from __future__ import annotations
@@ -85,9 +91,14 @@ def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
     return all(a <= b for a, b in zip(times, times[1:]))
 
 
-def is_small(c: Channel, net: ProcessNetwork) -> bool:
-    """Whether the channel's two processes run fewer than `REPLAY_BELOW` iterations together."""
-    return iu.card(net.process(c.producer).domain) + iu.card(net.process(c.consumer).domain) < REPLAY_BELOW
+def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bool:
+    """Whether the channel's two processes run fewer than `limit` (`REPLAY_BELOW`) iterations together."""
+    limit = REPLAY_BELOW if limit is None else limit
+    prod, cons = net.process(c.producer).domain, net.process(c.consumer).domain
+    if iu.counting_available():
+        return iu.card(prod) + iu.card(cons) < limit
+    return iu.fewer_points_than(prod, limit) and iu.fewer_points_than(cons, limit) and \
+        iu.card(prod) + iu.card(cons) < limit
 
 
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
@@ -179,30 +190,47 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     return tuple(s + 1 for s in spans)
 
 
-def symbolic_size(c: Channel, net: ProcessNetwork) -> Optional[Channel]:
-    """The channel sized on its relations (module docstring), or None when a FIFO's count needs
-    barvinok and it is absent or inexact."""
+def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True) -> Optional[Channel]:
+    """The channel sized on its relations (module docstring).  When a FIFO's count needs barvinok and
+    it is absent, inexact or late: None, or with `bound_large` the product of its buffer moduli
+    (`max_live` None), an upper bound that can never deadlock (module docstring).  `count=False`
+    takes the bound without trying barvinok (the tests compare it with the replay)."""
     if c.relation.is_empty():
         return None  # nothing to count: the replay is immediate
     write, first, last = _times(c, net)
     if c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        live = _max_count(_alive_at_writes(write, first)) if iu.counting_available() else None
-        return None if live is None else replace(c, depth=max(1, live), max_live=max(1, live))
+        live = _max_count(_alive_at_writes(write, first)) if count and iu.counting_available() else None
+        if live is not None:
+            return replace(c, depth=max(1, live), max_live=max(1, live))
+        if not bound_large:
+            return None
+        return replace(c, depth=max(1, _product(_moduli(write, last))), max_live=None)
     moduli = _moduli(write, last)
     live = _max_count(_alive_at_writes(write, last)) if iu.counting_available() else None
+    return replace(c, depth=max(1, _product(moduli)), moduli=moduli, max_live=live)
+
+
+def _product(moduli: tuple[int, ...]) -> int:
     size = 1
     for b in moduli:
         size *= b
-    return replace(c, depth=max(1, size), moduli=moduli, max_live=live)
+    return size
 
 
 REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is faster than counting
+#: Iterations from which a FIFO that barvinok cannot count gets the bound rather than the replay (about
+#: a second of replay): every example size stays exact, a large problem is never enumerated.
+BOUND_ABOVE = 400_000
 
 
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
-    """`symbolic_size`, or the replay when it cannot decide or the channel is small (both are exact:
-    the same size either way)."""
-    return (None if is_small(c, net) else symbolic_size(c, net)) or replayed_size(c, tables or NetworkTables(net))
+    """The replay for a small channel (exact, and cheaper there), else `symbolic_size`: exact, or for
+    a FIFO whose count is not available the replay up to `BOUND_ABOVE` iterations and an upper bound
+    beyond, so that no large problem is enumerated."""
+    if is_small(c, net):
+        return replayed_size(c, tables or NetworkTables(net))
+    large = not is_small(c, net, BOUND_ABOVE)
+    return symbolic_size(c, net, bound_large=large) or replayed_size(c, tables or NetworkTables(net))
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:

@@ -274,6 +274,26 @@ def card(s: isl.Set) -> int:
     return _int(s.count_val())
 
 
+def fewer_points_than(s: isl.Set, limit: int) -> bool:
+    """Whether `s` (bounded, parameters fixed by its constraints) has fewer than `limit` points, at a
+    cost that does not grow with the set: a barvinok count, else a scan only when the bounding box
+    is small enough for `count_val` to take milliseconds (a larger box is answered False: the
+    callers then take the route for large sets, which is right at every size)."""
+    if counting_available():
+        return card(s) < limit
+    if s.is_empty():
+        return True
+    box = 1
+    for d in range(s.dim(isl.dim_type.set)):
+        lo, hi = s.dim_min_val(d), s.dim_max_val(d)
+        if not (lo.is_int() and hi.is_int()):
+            return False
+        box *= int(hi.to_python()) - int(lo.to_python()) + 1
+        if box >= 64 * limit:
+            return False
+    return box < limit or _int(s.count_val()) < limit
+
+
 def counting_available() -> bool:
     """Whether islpy is the barvinok build (`pip install islpy-barvinok`, which replaces islpy)."""
     return hasattr(isl.Set, "card")

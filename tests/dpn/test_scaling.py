@@ -3,6 +3,8 @@ choice made on a reduced instance.  The enumerated implementations are the oracl
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -61,6 +63,31 @@ def test_symbolic_sizes_equal_the_replay(networks, case):
             assert sym.max_live == exact.max_live, c.name
     if iu.counting_available():
         assert decided >= len(net.channels) // 2
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+def test_fifo_bound_holds_the_replayed_depth_and_runs(networks, case):
+    """The FIFO depth used where no exact count is available (the product of the buffer moduli) is
+    at least the replayed depth; the network with every FIFO at that bound still computes gcc's
+    values without deadlock."""
+    res = networks[case]
+    net = res.network
+    tables = NetworkTables(net)
+    bounded = []
+    for c in net.channels:
+        if c.kind not in (ChannelKind.FIFO, ChannelKind.FIFO_MULT) or c.relation.is_empty():
+            bounded.append(c)
+            continue
+        exact = replayed_size(c, tables)
+        bound = symbolic_size(c, net, bound_large=True, count=False)
+        assert bound.max_live is None and bound.depth >= exact.depth, (c.name, bound.depth, exact.depth)
+        bounded.append(replace(c, depth=bound.depth))
+    inputs = random_inputs(res.program, 0)
+    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+    GccReference(res.kernel).run({**inputs, **expected})
+    out = simulate(net.with_channels(bounded, net.stage), inputs, seed=0, tables=tables)
+    assert out.deadlock is None, out.deadlock.format()
+    assert not compare(expected, out.outputs)
 
 
 def _exactly_modelled(net) -> int:
