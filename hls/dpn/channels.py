@@ -41,6 +41,7 @@ from ..bounded import text_within
 from ..poly import isl_utils as iu
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
 from .tables import NetworkTables
+from .timestamps import compact_schedules
 
 
 def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
@@ -48,28 +49,6 @@ def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
     gt_p = prod_sched.lex_gt_map(prod_sched)  # x -> x2 : x after x2
     bad = rel.apply_range(lt_c).apply_range(rel.reverse()).intersect(gt_p)
     return bad.is_empty()
-
-
-def _fixed_dims(sched: isl.Map) -> tuple:
-    """Per time dimension, the value every time stamp of `sched` has there, or None (isl's plain
-    check: a dimension it cannot see as fixed is kept, which never changes an order)."""
-    rng = sched.range()
-    out = []
-    for d in range(rng.dim(isl.dim_type.set)):
-        v = rng.plain_get_val_if_fixed(isl.dim_type.set, d)
-        out.append(None if v.is_nan() else v.to_python())
-    return tuple(out)
-
-
-def compact_schedules(prod_sched: isl.Map, cons_sched: isl.Map) -> tuple[isl.Map, isl.Map]:
-    """Both schedules without the time dimensions that hold one value over both ranges: the
-    lexicographic order of what is left is the order of the full time stamps."""
-    fp, fc = _fixed_dims(prod_sched), _fixed_dims(cons_sched)
-    drop = [d for d, (a, b) in enumerate(zip(fp, fc)) if a is not None and a == b]
-    for d in reversed(drop):
-        prod_sched = prod_sched.project_out(isl.dim_type.out, d, 1)
-        cons_sched = cons_sched.project_out(isl.dim_type.out, d, 1)
-    return prod_sched, cons_sched
 
 
 def channel_in_order(c: Channel, net: ProcessNetwork) -> bool:

@@ -26,6 +26,7 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .network import Channel, Member, Process, ProcessKind, ProcessNetwork, renamed
+from .timestamps import compact_schedules
 from .tiling import DEFAULT_LOCAL_WORDS, Tiling, no_tiling, parallel_parts
 
 DEFAULT_ONCHIP_WORDS = DEFAULT_LOCAL_WORDS // 4  # argument words carried between tile bands on chip
@@ -285,7 +286,8 @@ def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, 
             return m.project_out(isl.dim_type.out, 0, n - nd).set_tuple_name(isl.dim_type.out, f"{array}_mem")
 
         loads, stores = elements(pl), elements(ps)
-        schedule = isl.UnionMap.from_map(pl.schedule).union(isl.UnionMap.from_map(ps.schedule))
+        sl, ss = compact_schedules(pl.schedule, ps.schedule)  # the same order on fewer time dimensions
+        schedule = isl.UnionMap.from_map(sl).union(isl.UnionMap.from_map(ss))
         for sink, source, prod, cons in ((loads, stores, st, ld), (stores, loads, ld, st)):
             deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule)
             for m in iu.union_map_pieces(deps):
