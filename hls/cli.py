@@ -646,6 +646,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     with ProgressBar(len(tasks), "explore", quiet=args.quiet) as bar:
         rows = ex.sweep(tasks, args.jobs, on_row=lambda r: bar.advance(note=f"{r['config']}: {r['status']}"))
+    ex.note_equal_rows(rows)
     keys = ex.mark_pareto(rows)
     meta = {"command": "dpn-synth " + " ".join(shlex.quote(a) for a in args.argv),
             "kernel": front.program.name, "file": args.kernel, "params": front.program.param_values(),

@@ -346,17 +346,55 @@ def _cell(row: dict, key: str, note_width: int = 70) -> str:
     return cell(row[key])
 
 
+ROOFLINE_LEGEND = ("roofline: max(statement instances / compute processes, compulsory words / memory ports), "
+                   "the fewest cycles at one instance per compute process and one word per port per cycle; "
+                   "it changes with the number of compute processes a configuration has")
+
+
 def format_table(rows: Sequence[dict], meta: dict) -> str:
-    """The stdout table: aligned columns, `*` on the Pareto front."""
+    """The stdout table: aligned columns, `*` on the Pareto front, notes as numbered references
+    written out in full below it (a terminal would cut a long note off), and the roofline's legend."""
     cols = table_columns(meta)
-    cells = [[h for _, h in cols]] + [[_cell(r, k) for k, _ in cols] for r in rows]
+    refs: dict[str, int] = {}
+    for r in rows:
+        if r["note"]:
+            refs.setdefault(_one_line(r["note"]), len(refs) + 1)
+
+    def cell_of(r: dict, k: str) -> str:
+        return f"[{refs[_one_line(r['note'])]}]" if k == "note" and r["note"] else _cell(r, k)
+
+    cells = [[h for _, h in cols]] + [[cell_of(r, k) for k, _ in cols] for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
     lines = []
     for n, line in enumerate(cells):
         lines.append("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
+    lines += [f"[{k}] {text}" for text, k in refs.items()]
+    lines.append(ROOFLINE_LEGEND)
     return "\n".join(lines) + "\n"
+
+
+def note_equal_rows(rows: Sequence[dict]) -> None:
+    """Say why a configuration's figures equal an earlier one's, instead of leaving two identical
+    rows unexplained (e.g. `--parallel 2` on a band that has no second part at this size)."""
+    keys = ("tiling", "cycles", "words_moved", "channel_words", "processes", "compute_processes", "channels")
+    seen: dict[tuple, dict] = {}
+    for r in rows:
+        if r["status"] != "ok":
+            continue
+        key = tuple(r.get(k) for k in keys)
+        first = seen.setdefault(key, r)
+        if first is r:
+            continue
+        if r["parallel"] != first["parallel"] and r["compute_processes"] == first["compute_processes"]:
+            why = (f"--parallel {r['parallel']} found no more parallel work than {first['config']} "
+                   f"({r['compute_processes']} compute processes either way)")
+        elif r["tile"] != first["tile"]:
+            why = f"--tile {r['tile']} chose the same tiling as {first['config']} ({r['tiling']})"
+        else:
+            why = f"the same network as {first['config']}"
+        r["note"] = f"{r['note']}; {why}" if r["note"] else f"same figures as {first['config']}: {why}"
 
 
 def markdown(rows: Sequence[dict], meta: dict) -> str:
@@ -367,6 +405,7 @@ def markdown(rows: Sequence[dict], meta: dict) -> str:
           f"Source: `{meta['file']}`" + (f"; parameters: {', '.join(f'`{k}={v}`' for k, v in meta['params'].items())}"
                                          if meta["params"] else ""), "",
           f"Cycles: {cycles}. Pareto front (`*`): minimize {', '.join(meta['objectives'])}.", "",
+          ROOFLINE_LEGEND[0].upper() + ROOFLINE_LEGEND[1:] + ".", "",
           "| " + " | ".join(h for _, h in cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         md.append("| " + " | ".join(_cell(r, k, 300).replace("|", "/") for k, _ in cols) + " |")

@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from hls import explore as ex
 from hls.cli import main
 from hls.progress import ProgressBar, progress_enabled, spinner
 from tests.kernels import ROOT
@@ -224,3 +225,24 @@ def test_verilator_build_spinner_only_when_not_cached(tmp_path, monkeypatch, cap
     src.write_text("module top; wire w; endmodule\n")
     rr.build_verilator([src], "top", cache_root=tmp_path / "cache")  # progress off: library callers
     assert capsys.readouterr().err == ""
+
+
+def _row(config: str, tile: str, parallel: int, compute: int, cycles: int = 100, status: str = "ok") -> dict:
+    return {"config": config, "tile": tile, "parallel": parallel, "status": status, "note": "",
+            "tiling": "4x4" if tile != "none" else "none", "cycles": cycles, "words_moved": 10,
+            "channel_words": 5, "processes": compute + 2, "compute_processes": compute, "channels": 3}
+
+
+def test_equal_rows_say_why_and_long_notes_are_not_cut():
+    rows = [_row("auto/p1", "auto", 1, 1), _row("auto/p2", "auto", 2, 1), _row("4,4/p1", "4,4", 1, 1),
+            _row("4,4/p2", "4,4", 2, 2, cycles=60), _row("none/p2", "none", 2, 1, status="skipped")]
+    rows[4]["note"] = "a refusal whose text is far longer than a terminal column would hold: " + "x" * 120
+    ex.note_equal_rows(rows)
+    assert rows[0]["note"] == "" and rows[3]["note"] == ""
+    assert "--parallel 2 found no more parallel work than auto/p1 (1 compute processes" in rows[1]["note"]
+    assert "--tile 4,4 chose the same tiling as auto/p1 (4x4)" in rows[2]["note"]
+    meta = {"sim": False, "resources": False, "closed_forms": False}
+    text = ex.format_table([{**r, "pareto": False, "roofline_cycles": 50, "compulsory_words": 8} for r in rows], meta)
+    lines = text.splitlines()
+    assert lines[6].split()[-1] == "[3]" and rows[4]["note"] in text  # the full note, referenced
+    assert lines[-1].startswith("roofline: max(statement instances / compute processes")
