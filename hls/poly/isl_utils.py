@@ -5,6 +5,7 @@ Dimensions are addressed by name where isl allows it; positional arithmetic stay
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Mapping, Sequence
 
 import islpy as isl
@@ -265,6 +266,14 @@ def card(s: isl.Set) -> int:
     barvinok's symbolic count when islpy is the barvinok build (constant time in the size), else
     isl's own `count_val`, which scans rows in C (600 M points in about a second): never a Python
     loop over points."""
+    return _card_of(str(s))
+
+
+@functools.lru_cache(maxsize=4096)
+def _card_of(text: str) -> int:
+    """`card` by the set's text: the passes count the same domains again and again (process domains,
+    parts, traffic, control), and without barvinok each count scans the set."""
+    s = isl.Set(text)
     if counting_available():
         poly = s.card()
         params = s.params()
