@@ -16,7 +16,9 @@ several pytest-xdist workers at once, so builds are content-addressed:
   build, least recently used builds are evicted.  A `SimBuild` handle holds a shared lock on its
   key's lock file for as long as it lives (`hls.cache.Pin`), and eviction only removes builds it can
   lock exclusively, so a build being made or still used by any process is never removed.  Every
-  cache hit refreshes the build directory's mtime, its recency.
+  cache hit refreshes the build directory's mtime, its recency;
+* the Verilator runtime, which does not depend on the design, is compiled by the first build of a
+  cache directory and linked by the others (`sim.verilator_runtime`).
 
 A cached build is read-only afterwards: `run_cocotb` runs the simulation with its working
 directory (waves, results.xml, logs) in a caller-chosen ``test_dir``, so any number of simulations
@@ -47,7 +49,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from hls import cache as build_cache
-from . import verilator_runtime
 from hls.toolchain import (
     ToolchainError,
     ensure_verilator_env,
@@ -56,6 +57,8 @@ from hls.toolchain import (
     verilator_root,
     verilator_version,
 )
+
+from . import verilator_runtime
 
 if TYPE_CHECKING:
     from cocotb_tools.runner import Runner
