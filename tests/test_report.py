@@ -95,7 +95,8 @@ def test_report_without_rtl_has_no_top(tmp_path):
     assert "top" not in json.loads((tmp_path / "report.json").read_text())
 
 
-@pytest.mark.parametrize("name, tile", [("gemm-int", "none"), ("jacobi-2d", "auto"), ("2mm", "auto")])
+@pytest.mark.parametrize("name, tile", [("gemm-int", "none"), ("jacobi-2d", "auto"),
+                                        pytest.param("2mm", "auto", marks=pytest.mark.slow)])
 def test_dpn_svg_without_graphviz(name, tile, tmp_path, capsys, no_dot_path):
     outs = []
     for k in range(2):

@@ -86,13 +86,20 @@ def test_scheduler_skews_when_rectangular_tiles_are_illegal(tmp_path):
     _check(run(Options(str(src), tile="4,4")), seeds=(0,))
 
 
-def test_latency_point_order_covers_reductions():
+@pytest.fixture(scope="module")
+def two_mm_auto():
+    """2mm with `--tile auto` (two tests look at it; a compile takes seconds)."""
+    path = ROOT / "examples" / "2mm.c"
+    return run(Options(str(path), params=example_params(path), tile="auto"))
+
+
+def test_latency_point_order_covers_reductions(two_mm_auto):
     """2mm's reductions over k: in the source order consecutive iterations depend on each other and the
     pipelined adder stalls them; the point order the pipeline keeps (by the cycle model) has fewer
     modelled cycles than the source order, and the RTL-level model agrees with the choice."""
     path = ROOT / "examples" / "2mm.c"
     orig = run(Options(str(path), params=example_params(path), tile="auto", point_order="original"))
-    best = run(Options(str(path), params=example_params(path), tile="auto"))
+    best = two_mm_auto
     assert best.network.tiling.point_order != "original"
     assert best.timing["estimated_cycles"] < 0.9 * orig.timing["estimated_cycles"]
     assert "fewest modelled cycles" in best.network.tiling.reason
@@ -281,14 +288,14 @@ def test_auto_tiling_keeps_the_aligned_band_for_mvt():
     _check(res, seeds=(3,))
 
 
-def test_the_model_cutoff_drops_only_candidates_that_cannot_win(monkeypatch):
+def test_the_model_cutoff_drops_only_candidates_that_cannot_win(monkeypatch, two_mm_auto):
     """Candidates are modelled only up to `CUTOFF` x the best estimate so far: 2mm's source point
     orders (a reduction innermost) are cut off, and the network kept is the one an unbounded
     comparison keeps."""
     import hls.pipeline as pl
 
     path = ROOT / "examples" / "2mm.c"
-    bounded = run(Options(str(path), params=example_params(path), tile="auto"))
+    bounded = two_mm_auto
     assert "point order `original` > " in bounded.network.tiling.reason
     monkeypatch.setattr(pl, "CUTOFF", 10 ** 6)
     full = run(Options(str(path), params=example_params(path), tile="auto"))
