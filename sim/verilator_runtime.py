@@ -43,7 +43,8 @@ def _compiler_identity(cxx: str) -> str:
         out = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return f"{cxx}: unknown"
-    return f"{cxx}: {(out.stdout or out.stderr).splitlines()[0] if (out.stdout or out.stderr) else 'unknown'}"
+    lines = (out.stdout or out.stderr).splitlines()
+    return f"{cxx}: {lines[0] if lines else 'unknown'}"
 
 
 def runtime_key(
@@ -56,7 +57,7 @@ def runtime_key(
     """The content name of one runtime configuration: everything the runtime objects depend on."""
     payload = {
         "verilator": verilator,
-        "root": str(verilator_root),  # the .d files name its headers by absolute path
+        "root": str(verilator_root),  # whose headers the objects were compiled against
         "cocotb": dict(sorted(cocotb.items())),
         "make_vars": sorted((str(k), str(v)) for k, v in make_vars.items()),
         "trace": trace,
@@ -71,11 +72,8 @@ def store_for(cache_dir: Path, key: str) -> Path:
 
 
 def runtime_objects(build_dir: Path) -> list[Path]:
-    """The runtime's objects and their dependency files in a finished build directory."""
-    return sorted(
-        p for p in Path(build_dir).iterdir()
-        if p.name.startswith(_PREFIX) and p.suffix in (".o", ".d") and p.is_file()
-    )
+    """The runtime's objects in a finished build directory (or a store)."""
+    return sorted(p for p in Path(build_dir).glob(f"{_PREFIX}*.o") if p.is_file())
 
 
 def link_vars(store: Path) -> dict[str, str] | None:
@@ -89,7 +87,7 @@ def link_vars(store: Path) -> dict[str, str] | None:
     """
     if not store.is_dir():
         return None
-    objs = [p for p in runtime_objects(store) if p.suffix == ".o"]
+    objs = runtime_objects(store)
     if not objs:
         return None
     return {"VM_GLOBAL_FAST": "", "VM_GLOBAL_SLOW": "", "LOADLIBES": " ".join(str(p) for p in objs)}
@@ -100,7 +98,7 @@ def harvest(build_dir: Path, store: Path) -> None:
     if store.is_dir():
         return
     files = runtime_objects(build_dir)
-    if not any(p.suffix == ".o" for p in files):
+    if not files:
         return
     store.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store.parent))

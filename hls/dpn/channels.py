@@ -32,6 +32,7 @@ Below `REPLAY_BELOW` iterations the global order is replayed on the enumerated i
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Optional
 
@@ -74,10 +75,8 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
     """Whether the channel's two processes run fewer than `limit` (`REPLAY_BELOW`) iterations together."""
     limit = REPLAY_BELOW if limit is None else limit
     prod, cons = net.process(c.producer).domain, net.process(c.consumer).domain
-    if iu.counting_available():
-        return iu.card(prod) + iu.card(cons) < limit
     return iu.fewer_points_than(prod, limit) and iu.fewer_points_than(cons, limit) and \
-        iu.card(prod) + iu.card(cons) < limit
+        iu.card(prod) + iu.card(cons) < limit  # counts are memoised: no second count
 
 
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
@@ -183,17 +182,10 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
             return replace(c, depth=max(1, live), max_live=max(1, live))
         if not bound_large:
             return None
-        return replace(c, depth=max(1, _product(_moduli(write, last))), max_live=None)
+        return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
     moduli = _moduli(write, last)
     live = _max_count(_alive_at_writes(write, last)) if iu.counting_available() else None
-    return replace(c, depth=max(1, _product(moduli)), moduli=moduli, max_live=live)
-
-
-def _product(moduli: tuple[int, ...]) -> int:
-    size = 1
-    for b in moduli:
-        size *= b
-    return size
+    return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
 
 
 REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is faster than counting
@@ -225,10 +217,7 @@ def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
         depth = max(1, _fifo_depth(events))
         return replace(c, depth=depth, max_live=depth)
     moduli, live = _modular_allocation(tab.readers, ptime, ctime)
-    size = 1
-    for b in moduli:
-        size *= b
-    return replace(c, depth=max(1, size), moduli=moduli, max_live=live)
+    return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
 
 
 def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:

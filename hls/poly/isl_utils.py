@@ -300,7 +300,7 @@ def fewer_points_than(s: isl.Set, limit: int) -> bool:
         box *= int(hi.to_python()) - int(lo.to_python()) + 1
         if box >= 64 * limit:
             return False
-    return box < limit or _int(s.count_val()) < limit
+    return box < limit or card(s) < limit
 
 
 def counting_available() -> bool:
