@@ -42,6 +42,32 @@ def _box(lows: tuple[int, ...], spans: list[int]) -> isl.Set:
     return isl.Set(f"{{ [{', '.join(f)}] : {cons} }}")
 
 
+def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int]) -> Optional[isl.Map]:
+    """`hyper` with every coordinate that takes one value outside the corner moved to the corner's
+    nearest edge (None when a coordinate takes several values, none of them in the corner).
+
+    A statement after an inner loop sits at that loop's last hyperplane value (fir-int's rounding at
+    `k = TAPS - 1`): cutting the loop to the corner would drop the statement, whereas at the corner's
+    last value it keeps its place, after the loop's last instance in the corner."""
+    n = hyper.dim(isl.dim_type.out)
+    image = hyper.range()
+    target = []
+    for d, (lo, span) in enumerate(zip(lows, spans)):
+        coord = image.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
+        window = isl.Set(f"{{ [x] : {lo} <= x < {lo + span} }}")
+        if not coord.intersect(window).is_empty():
+            target.append(f"f{d}")
+            continue
+        if not coord.is_singleton():
+            return None
+        value = coord.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+        target.append(str(lo + span - 1 if value >= lo + span else lo))
+    if all(t == f"f{d}" for d, t in enumerate(target)):
+        return hyper
+    f = ", ".join(f"f{d}" for d in range(n))
+    return hyper.apply_range(isl.Map(f"{{ [{f}] -> [{', '.join(target)}] }}"))
+
+
 def _restricted(program: PolyProgram, domains: dict[str, isl.Set]) -> Optional[PolyProgram]:
     """`program` on the given statement domains, with its dataflow recomputed (None when a local is
     then read before it is written: its producer lies outside the corner)."""
@@ -66,6 +92,7 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
     if not tiling.is_tiled or any(not b.depth for b in tiling.bands):
         return None
     domains: dict[str, isl.Set] = {}
+    hyperplanes: dict[str, isl.Map] = {}
     shapes = []
     for b in tiling.bands:
         sizes, spans = [], []
@@ -80,7 +107,11 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
                 spans.append(min(extent, 2 * t + (t + 1) // 2))
         box = _box(b.lows, spans)
         for st in b.statements:
-            domains[st] = b.hyperplanes[st].intersect_range(box).domain().coalesce()
+            placed = _placed_in(b.hyperplanes[st], b.lows, spans)
+            if placed is None:
+                return None
+            hyperplanes[st] = placed
+            domains[st] = placed.intersect_range(box).domain().coalesce()
             if domains[st].is_empty():
                 return None
         shapes.append((tuple(sizes), tuple(spans)))
@@ -89,7 +120,7 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
         return None
     bands = []
     for b, (sizes, spans) in zip(tiling.bands, shapes):
-        hyper = {st: iu.reread(m.intersect_domain(domains[st])) for st, m in b.hyperplanes.items()}
+        hyper = {st: iu.reread(hyperplanes[st].intersect_domain(domains[st])) for st in b.hyperplanes}
         inner = None if b.inner is None else {st: iu.reread(m.intersect_domain(domains[st]))
                                               for st, m in b.inner.items()}
         bands.append(replace(b, hyperplanes=hyper, inner=inner, sizes=sizes, extents=spans))

@@ -111,13 +111,17 @@ def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     assert small.timing["estimated_cycles"] == _exactly_modelled(small.network)  # modelled once at this size
 
 
-def test_network_chosen_on_a_reduced_instance_matches_gcc(monkeypatch):
+@pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=21", "NK=22")),
+                                          ("fir-int", ("N=100", "TAPS=20"))])
+def test_network_chosen_on_a_reduced_instance_matches_gcc(monkeypatch, stem, defines):
+    """fir-int's rounding, saturation and narrowing sit at the tap loop's last value (`k = TAPS - 1`),
+    outside the corner: the corner places them at its own last value instead of dropping them."""
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
-    res = _compile("gemm", defines=("NI=20", "NJ=21", "NK=22"))
+    res = _compile(stem, defines=defines)
     assert "reduced_instance" in res.timing
     inputs = random_inputs(res.program, 1)
     expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
-    GccReference(res.kernel, defines=("NI=20", "NJ=21", "NK=22")).run({**inputs, **expected})
+    GccReference(res.kernel, defines=defines).run({**inputs, **expected})
     for order in ("random", "schedule"):
         out = simulate(res.network, inputs, seed=1, order=order, tables=res.tables)
         assert out.deadlock is None, out.deadlock.format()
