@@ -1,7 +1,8 @@
 """The benchmark: every example kernel under several configurations, RTL cycles against the roofline.
 
-Run: `python -m bench [--kernels a,b] [--configs none,auto,p2,p4] [--jobs J] [--no-rtl] [--estimate]
-[--out DIR]` (or `dpn-synth bench ...`).  Writes DIR/bench.{csv,json,md}, DIR/roofline.png and
+Run: `python -m bench [--kernels a,b] [--configs none,auto,p2,p4] [--jobs J] [--dask | --scheduler ADDRESS]
+[--no-rtl] [--estimate] [--out DIR]` (or `dpn-synth bench ...`); rows run in local worker processes or on
+Dask distributed (`hls.executors`).  Writes DIR/bench.{csv,json,md}, DIR/roofline.png and
 DIR/scaling.png (default DIR: bench/results; the plots need matplotlib: pip install 'dpn-synth[bench]').
 
 For every (kernel, configuration) the kernel (tests/kernels.py EXAMPLES, parameters from its
@@ -25,7 +26,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import multiprocessing as mp
 import re
 import statistics
 import sys
@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
+from hls.diagnostics import UsageError
+from hls.executors import Backend, NoProgress, TaskFailed, map_unordered
 from hls.explore import cell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -503,7 +505,8 @@ MD_COLUMNS = (("kernel", "kernel"), ("options", "options"), ("ok", "ok"), ("cycl
 def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
     s = summary
     md = ["# dpn-synth benchmark: the example suite against the roofline", "",
-          f"`{meta['command']}` on {meta['date']}, {meta['jobs']} jobs, {meta['seconds']} s; "
+          f"`{meta['command']}` on {meta['date']}, {meta.get('backend') or str(meta['jobs']) + ' jobs'}, "
+          f"{meta['seconds']} s; "
           f"{meta['kernels']} kernels x configurations {', '.join(meta['configs'])}; "
           + ("RTL under Verilator (seed 0, no back-pressure, memory latency 4, one word per cycle per array port), "
              "checked bit for bit against gcc." if meta["rtl"] else "DPN-level figures only (`--no-rtl`).")
@@ -707,7 +710,15 @@ def build_parser(prog: str = "python -m bench") -> argparse.ArgumentParser:
     p.add_argument("--configs", metavar="C,D", default=",".join(DEFAULT_CONFIGS),
                    help="configurations: none (--tile none), auto (--tile auto), pN (--tile auto --parallel N); "
                         f"default {','.join(DEFAULT_CONFIGS)}")
-    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    p.add_argument("--jobs", type=int, default=2,
+                   help="worker processes (default 2); with --dask, the local Dask cluster's workers")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the rows on the workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT); they "
+                            "need this checkout importable (needs pip install 'dpn-synth[dask]')")
+    where.add_argument("--dask", action="store_true",
+                       help="run the rows on a Dask LocalCluster of --jobs worker processes started for this run "
+                            "(needs pip install 'dpn-synth[dask]')")
     p.add_argument("--no-rtl", action="store_true", help="DPN-level figures only: no Verilog simulation")
     p.add_argument("--estimate", action="store_true",
                    help="add Yosys synth_xilinx resources (LUT/FF/BRAM18/DSP) when yosys is available")
@@ -732,6 +743,13 @@ def _progress(k: int, n: int, row: dict, t0: float) -> None:
         what = f"{row['status']}: {row['note'][:100]}"
     print(f"[{k:>{len(str(n))}}/{n}] {row['kernel']} {row['options']}: {what} "
           f"({row.get('_seconds', 0):.1f} s; {time.perf_counter() - t0:.0f} s elapsed)", file=sys.stderr, flush=True)
+
+
+def _row(task: dict, **values: object) -> dict:
+    """A row the worker did not return (it died, or --timeout stopped it)."""
+    r: dict = {k: None for k in FIELDS}
+    r.update(kernel=Path(task["path"]).stem, config=task["config"], options=config_options(task["config"]), **values)
+    return r
 
 
 def _ensure_path() -> None:
@@ -760,8 +778,10 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m bench") ->
                   f"{', '.join(p.stem for p in paths)})", file=sys.stderr)
             return 2
         paths = [p for p in paths if p.stem in want]
-    if args.jobs < 1:
-        print(f"{prog}: error: --jobs must be positive", file=sys.stderr)
+    try:
+        backend = Backend(jobs=args.jobs, scheduler=args.scheduler, local_cluster=args.dask)
+    except UsageError as e:
+        print(f"{prog}: error: {e.message}", file=sys.stderr)
         return 2
     from sim.rtl_runner import default_cache_root
 
@@ -781,37 +801,27 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m bench") ->
               "cache_root": str(default_cache_root())} for p in paths for c in configs]
     t0 = time.perf_counter()
     rows: list[dict] = []
-    print(f"bench: {len(tasks)} rows ({len(paths)} kernels x {len(configs)} configurations), {args.jobs} jobs",
-          file=sys.stderr, flush=True)
-    if args.jobs == 1:
-        for k, t in enumerate(tasks, 1):
-            rows.append(measure(t))
-            _progress(k, len(tasks), rows[-1], t0)
-    else:
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(min(args.jobs, len(tasks)), initializer=_ensure_path, maxtasksperchild=8) as pool:
-            it = pool.imap_unordered(measure, tasks)
-            for k in range(1, len(tasks) + 1):
-                try:
-                    row = it.next(timeout=args.timeout)
-                except mp.TimeoutError:
-                    print(f"bench: no row finished for {args.timeout:.0f} s; stopping the workers", file=sys.stderr)
-                    pool.terminate()
-                    break
-                rows.append(row)
-                _progress(k, len(tasks), row, t0)
+    print(f"bench: {len(tasks)} rows ({len(paths)} kernels x {len(configs)} configurations), "
+          f"{backend.describe()}", file=sys.stderr, flush=True)
+    try:  # workers get this process's sys.path (the checkout: _ensure_path); 8 rows each (isl keeps memory)
+        for k, (i, row) in enumerate(map_unordered(measure, tasks, backend, timeout=args.timeout,
+                                                   max_tasks_per_child=8), 1):
+            if isinstance(row, TaskFailed):
+                row = _row(tasks[i], status="error", note=_one_line(row.message))
+            rows.append(row)
+            _progress(k, len(tasks), row, t0)
+    except NoProgress:
+        print(f"bench: no row finished for {args.timeout:.0f} s; stopping the workers", file=sys.stderr)
     done = {(r["kernel"], r["config"]) for r in rows}
     for t in tasks:  # rows lost to --timeout
         if (Path(t["path"]).stem, t["config"]) not in done:
-            r = {k: None for k in FIELDS}
-            r.update(kernel=Path(t["path"]).stem, config=t["config"], options=config_options(t["config"]),
-                     status="error", note=f"not finished: a row exceeded --timeout {args.timeout:.0f} s")
-            rows.append(r)
+            rows.append(_row(t, status="error", note=f"not finished: a row exceeded --timeout {args.timeout:.0f} s"))
     order = {p.stem: k for k, p in enumerate(paths)}
     rows.sort(key=lambda r: (order[r["kernel"]], configs.index(r["config"])))
     summary = summarize(rows, configs)
     meta = {"command": f"{prog} " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "date": time.strftime("%Y-%m-%d %H:%M"), "jobs": args.jobs, "configs": configs, "kernels": len(paths),
+            "date": time.strftime("%Y-%m-%d %H:%M"), "jobs": args.jobs, "backend": backend.describe(),
+            "configs": configs, "kernels": len(paths),
             "rtl": not args.no_rtl, "estimate": args.estimate, "yosys": yosys,
             "estimate_configs": [c for c in configs if c in est_configs], "local_words": args.local_words,
             "seconds": round(time.perf_counter() - t0, 1), "memory": "latency 4, interval 1 (one word per cycle "

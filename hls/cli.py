@@ -33,6 +33,7 @@ EXPLORE_EXAMPLES = """examples:
   dpn-synth explore examples/gemm-int.c --tile-sizes 'none;auto;4,4;8,8' --parallel 1,2,4
   dpn-synth explore examples/jacobi-1d-int.c -D T=4 -D N=16 --tile-sizes auto --tile-sizes 2,8 --parallel 1,2 --sim
   dpn-synth explore examples/atax.c --param m=12 --param n=16 --tile-sizes 'auto;4,4' --parallel 1 --estimate --json
+  dpn-synth explore examples/gemm-int.c --tile-sizes 'auto;4,4;8,8' --parallel 1,2,4 --scheduler tcp://HOST:8786
 
 Each configuration is one `compile` (--tile T --parallel P); rows the compiler refuses are `skipped`
 with its message.  Cycles are the compiler's cycle model, or with --sim the Verilator cycles (checked
@@ -42,6 +43,8 @@ With --closed-forms, rows of fixed tile sizes also give the words loaded/stored 
 the tile scale b (monoparametric tiling).
 Writes OUTDIR/explore.csv, explore.json, explore.md and roofline.png (needs matplotlib:
 pip install 'dpn-synth[bench]'; skipped with a note otherwise).
+Configurations run in --jobs local worker processes, or on Dask distributed (pip install
+'dpn-synth[dask]'): --dask starts a local cluster for the run, --scheduler uses a running one.
 Exit status: 0 done, 1 a simulated configuration disagrees with gcc or deadlocks, 2 bad usage,
 3 a configuration crashed the compiler (an `error` row).
 """
@@ -177,7 +180,15 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--closed-forms", action="store_true",
                    help="for fixed tile sizes: words loaded/stored as polynomials in the tile scale b "
                         "(monoparametric tiling; re-compiles along the family, slower)")
-    x.add_argument("-j", "--jobs", type=int, default=2, metavar="J", help="worker processes (default 2)")
+    x.add_argument("-j", "--jobs", type=int, default=2, metavar="J",
+                   help="worker processes (default 2); with --dask, the local Dask cluster's workers")
+    xd = x.add_mutually_exclusive_group()
+    xd.add_argument("--scheduler", metavar="ADDRESS",
+                    help="run the configurations on the workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT), "
+                         "which must be able to import dpn-synth (needs pip install 'dpn-synth[dask]')")
+    xd.add_argument("--dask", action="store_true",
+                    help="run the configurations on a Dask LocalCluster of --jobs worker processes started for this "
+                         "run (needs pip install 'dpn-synth[dask]')")
     x.add_argument("-o", "--output", metavar="OUTDIR",
                    help="where explore.csv/.json/.md and roofline.png go (default explore-<kernel file stem>)")
     x.add_argument("--no-plot", action="store_true", help="do not write roofline.png")
@@ -292,7 +303,7 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace, design) -> None:
         "rtl_files": [f.name for f in rtl_files], "tb_files": [f.name for f in tb_files],
         "arrays": design.interface["arrays"],
         "test": {"scalars": {s["port"]: scalar_bits(inputs[s["name"]], s["type"]) for s in design.interface["scalars"]},
-                 "processes": design.interface["processes"], "idle_limit": 5000, "max_cycles": 10_000_000},
+                 "processes": design.interface["processes"], "quiet_limit": 5000, "max_cycles": 10_000_000},
     }
     (tb / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
     write_host_files(res.program, tb)  # the testbench recomputes hoisted scalars with gcc (sim/hoisted.py)
@@ -329,7 +340,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
                   f"testbench: python {out}/tb/run.py")
             print(f"vendor kit: vivado/build.tcl, quartus/{kit.top}.qsf"
                   + (f", {res.program.name}_regs.h" if kit.axi_masters else "") + f" (clock {clock:g} MHz)")
-        print("report: report.md, report.json; pictures: dpn.svg (and dpn.dot for Graphviz)")
+        print("report: report.md, report.json; pictures: dpn.svg, schedule.svg (and dpn.dot for Graphviz)")
         if args.verbose:
             for n in res.program.notes:
                 print(f"note: {n}", file=sys.stderr)
@@ -342,6 +353,7 @@ def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Option
     from .metrics import network_stats, traffic
     from .dpn.serialize import network_to_dot, network_to_json
     from .dpn.svg import network_svg
+    from .schedule import compiled_schedule_svg
     from .report import top_interface, write_reports
     from .rtl import vendor
 
@@ -357,6 +369,7 @@ def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Option
         (tmp / "dpn.json").write_text(json.dumps(network_to_json(res.network), indent=2) + "\n")
         (tmp / "dpn.dot").write_text(network_to_dot(res.network))
         (tmp / "dpn.svg").write_text(network_svg(res.network))
+        (tmp / "schedule.svg").write_text(compiled_schedule_svg(res))  # the cycle model's Gantt chart
         summary = {**network_stats(res.network), **traffic(res.program, res.network),
                    **(res.timing or {})}
         if rtl_note:
@@ -611,14 +624,14 @@ def _estimate_ecp5(args: argparse.Namespace, clock: float) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     """Sweep the grid in worker processes; see `hls/explore.py` for why rows are what they are."""
     from . import explore as ex
+    from .executors import Backend
     from .pipeline import Options, run
     from .progress import ProgressBar
     from sim.rtl_runner import default_cache_root
 
     tilings = ex.parse_tile_sizes(args.tile_sizes or ["none;auto"])
     parallels = ex.parse_parallel(args.parallel or ["1"])
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be a positive integer, got {args.jobs}")
+    backend = Backend(jobs=args.jobs, scheduler=args.scheduler, local_cluster=args.dask)  # UsageError if bad
     if args.local_words < 1:
         raise UsageError(f"--local-words must be a positive integer, got {args.local_words}")
     if not 0 < args.estimate_timeout <= 1e6:
@@ -645,7 +658,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else Path(f"explore-{Path(args.kernel).stem}")
     t0 = time.perf_counter()
     with ProgressBar(len(tasks), "explore", quiet=args.quiet) as bar:
-        rows = ex.sweep(tasks, args.jobs, on_row=lambda r: bar.advance(note=f"{r['config']}: {r['status']}"))
+        rows = ex.sweep(tasks, backend, on_row=lambda r: bar.advance(note=f"{r['config']}: {r['status']}"))
     ex.note_equal_rows(rows)
     keys = ex.mark_pareto(rows)
     meta = {"command": "dpn-synth " + " ".join(shlex.quote(a) for a in args.argv),
@@ -653,7 +666,8 @@ def cmd_explore(args: argparse.Namespace) -> int:
             "tilings": tilings, "parallel": parallels, "local_words": args.local_words, "sim": args.sim,
             "seed": args.seed, "estimate": args.estimate, "resources": estimate, "closed_forms": args.closed_forms,
             "objectives": list(keys),
-            "jobs": args.jobs, "seconds": round(time.perf_counter() - t0, 1), "plots": [],
+            "jobs": args.jobs, "backend": backend.describe(), "seconds": round(time.perf_counter() - t0, 1),
+            "plots": [],
             "notes": list(front.program.notes) + notes}
     ex.write_outputs(rows, meta, out, plots=not args.no_plot)
     if args.json:

@@ -3,7 +3,8 @@
 A design-space sweep answers "which configuration should I compile?", which no single `compile` can:
 cycles, on-chip memory (channel words) and logic pull in different directions as tiles grow and
 bands split into parallel processes.  Every configuration is compiled exactly as `compile` would
-(`hls.pipeline.run`), in its own worker process because compiles are CPU-bound and independent; the
+(`hls.pipeline.run`), in its own worker process because compiles are CPU-bound and independent (local
+processes, or the workers of a Dask cluster for a sweep that outgrows one machine: `hls.executors`); the
 figures are the ones `compile`, `sim` and `estimate` already report, so a row can be reproduced with
 the command in its `options` column.
 
@@ -17,12 +18,11 @@ import csv
 import json
 import tempfile
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from .diagnostics import CompileError, UsageError
+from .executors import Backend, TaskFailed, map_unordered
 
 FIELDS = (
     "config", "tile", "parallel", "options", "status", "ok", "note", "tiling",
@@ -234,38 +234,23 @@ def _estimate(row: dict, design, task: dict) -> None:
 # the sweep
 
 
-def sweep(tasks: Sequence[dict], jobs: int, on_row: Optional[Callable[[dict], None]] = None) -> list[dict]:
+def sweep(tasks: Sequence[dict], backend: Union[int, Backend],
+          on_row: Optional[Callable[[dict], None]] = None) -> list[dict]:
     """Rows in the order of `tasks`; `on_row` is called as each finishes (for the progress bar).
 
-    Workers are spawned, not forked: the parent may hold isl state and threads (the progress
-    spinner), neither of which survives a fork reliably."""
+    `backend` is where the configurations run (`hls.executors`: local worker processes, or a Dask
+    cluster); an int is that many local jobs.  Whatever runs them, the rows are the same (but for the
+    seconds columns), and a worker that dies under a configuration makes an `error` row."""
+    if isinstance(backend, int):
+        backend = Backend(jobs=max(1, backend))
     rows: list[Optional[dict]] = [None] * len(tasks)
-    if jobs <= 1 or len(tasks) <= 1:
-        for k, t in enumerate(tasks):
-            rows[k] = run_config(t)
-            if on_row:
-                on_row(rows[k])
-        return [r for r in rows if r is not None]
-    import multiprocessing as mp
-    from concurrent.futures import as_completed
-
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context("spawn"))
-    try:
-        futures: dict[Future, int] = {pool.submit(run_config, t): k for k, t in enumerate(tasks)}
-        for fut in as_completed(futures):
-            k = futures[fut]
-            try:
-                rows[k] = fut.result()
-            except BrokenProcessPool as e:
-                r = new_row(tasks[k]["tile"], tasks[k]["parallel"])
-                r.update(status="error", note=_one_line(f"worker process died: {e}"))
-                rows[k] = r
-            if on_row:
-                on_row(rows[k])
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    for k, result in map_unordered(run_config, tasks, backend):
+        if isinstance(result, TaskFailed):
+            failed, result = result, new_row(tasks[k]["tile"], tasks[k]["parallel"])
+            result.update(status="error", note=_one_line(failed.message))
+        rows[k] = result
+        if on_row:
+            on_row(result)
     return [r for r in rows if r is not None]
 
 

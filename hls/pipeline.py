@@ -20,7 +20,7 @@ from .dpn.partition import build_network, slab_groups
 from .dpn.timing import Timing, deepen, model, simulate_timing
 from .rtl.generate import process_latencies, read_stages
 from .dpn import reduced as reduction
-from .dpn.reduced import TILE_CAP, instance_count, reduced_instance
+from .dpn.reduced import instance_count, reduced_instance
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
                           slabs_independent, tile_program, with_fission, with_point_order)
 from .dpn.serialize import network_to_json
@@ -60,6 +60,9 @@ class Compiled:
     seconds: float
     fifo_stats: Optional[dict] = None
     timing: Optional[dict] = None  # the cycle model before and after `deepen` (hls/dpn/timing.py)
+    # the reduced instance the network was chosen on (`timing["reduced_instance"]`) and its tables: what
+    # was modelled when the full-size network is too large to model (`hls/schedule.py` draws it)
+    reduced: Optional[tuple[ProcessNetwork, NetworkTables]] = None
 
 
 def _dump(name: str, ir: object) -> str:
@@ -406,9 +409,11 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
                                 affinity=affinity)
     out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small)
     red = out.timing["reduced_instance"]
+    corner = "; ".join("x".join(map(str, b.sizes)) for b in small.network.tiling.bands if b.depth)
+    how = ("cycles modelled once at full size" if instance_count(program) <= MODEL_BELOW
+           else f"cycles scaled from its model by {red['scale']}")
     note = (f"network chosen on a reduced instance ({red['instances']} of {instance_count(program)} statement "
-            f"instances: the corner of each tile band with tiles of at most {TILE_CAP}), built once at full size; "
-            f"cycles scaled from its model by {red['scale']}")
+            f"instances: the corner of each tile band, tiles {corner}), built once at full size; {how}")
     out.network.notes.extend([*small.network.notes, note])
     out.network.tiling = replace(tiling, reason=small.network.tiling.reason)
     return out
@@ -467,11 +472,13 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     else:
         bases = [tile_program(program, tile_sizes, point_order=opts.point_order)]
     reduced = _reduced(program, bases)
+    chosen_on = None
     if reduced is None:
         chosen = _chosen([v for k, b in enumerate(bases) for v in _variants(program, b, k, opts)], len(bases), opts)
     else:
         small = _chosen([v for k, (p, b) in enumerate(reduced) for v in _variants(p, b, k, opts)], len(bases), opts)
         chosen = _realized(program, bases, small, opts)
+        chosen_on = None if small.tables is None else (small.network, small.tables)
     tiling = chosen.network.tiling
     after("tile", tiling)
     for name, ir in chosen.stages:
@@ -481,4 +488,4 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     fifo_stats = None
     if tiling.is_tiled:
         fifo_stats = fifo_recovery_stats(type_channels(build_network(program, no_tiling(program))), typed, net)
-    return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats, timing)
+    return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats, timing, chosen_on)

@@ -67,8 +67,8 @@ async def run_kernel(dut):
     await RisingEdge(dut.clk)
     dut.start.value = 0
     result = {"done": False, "deadlock": False, "timeout": False}
-    # Check the watchdog at least every idle_limit cycles, so a deadlock stops within 2 * idle_limit.
-    chunk = max(1, min(int(cfg.get("chunk_cycles", 20000)), int(cfg["idle_limit"])))
+    # Check the watchdog at least every quiet_limit cycles, so a deadlock stops within 2 * quiet_limit.
+    chunk = max(1, min(int(cfg.get("chunk_cycles", 20000)), int(cfg["quiet_limit"])))
     while True:
         if int(dut.done.value):
             result["done"] = True
@@ -80,14 +80,14 @@ async def run_kernel(dut):
         if int(dut.done.value):
             result["done"] = True
             break
-        if int(dut.idle.value) >= cfg["idle_limit"]:
+        if int(dut.quiet_cycles.value) >= cfg["quiet_limit"]:
             result["deadlock"] = True
             break
         if int(dut.cycles.value) >= cfg["max_cycles"]:
             result["timeout"] = True
             break
     result["cycles"] = int(dut.cycles.value)
-    result["idle"] = int(dut.idle.value)
+    result["quiet_cycles"] = int(dut.quiet_cycles.value)
     finished = int(dut.proc_finished.value)
     result["unfinished"] = [p for k, p in enumerate(cfg["processes"]) if not (finished >> k) & 1]
     if result["deadlock"] and cfg.get("debug_signal"):

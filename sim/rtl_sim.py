@@ -83,9 +83,9 @@ def scalar_bits(value: object, type_name: str) -> int:
 def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, stall: float = 0.0, seed: int = 0,
             latency: int = 4, interval: int = 1, cache_root: Optional[Path] = None,
             max_cycles: Optional[int] = None, simulator: str = "verilator",
-            idle_limit: Optional[int] = None, progress: bool = False, trace: Optional[str] = None) -> RtlRun:
+            quiet_limit: Optional[int] = None, progress: bool = False, trace: Optional[str] = None) -> RtlRun:
     """Simulate `design` on `inputs`; `simulator` is "verilator" or "icarus" (needs `iverilog`, else
-    `hls.toolchain.ToolchainError`).  `idle_limit` is the watchdog: cycles without any handshake
+    `hls.toolchain.ToolchainError`).  `quiet_limit` is the watchdog: cycles without any handshake
     after which the run is stopped as a deadlock (default 5000 + 20 * latency * interval).  `progress`:
     show a spinner on stderr while an uncached model builds (`dpn-synth sim`; off for library callers,
     whose parallel workers would draw over each other).  `trace` ("fst" or "vcd"): build a traced model;
@@ -111,7 +111,7 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
     cfg = {
         "scalars": {s["port"]: scalar_bits(inputs[s["name"]], s["type"]) for s in design.interface["scalars"]},
         "processes": design.interface["processes"],
-        "idle_limit": idle_limit or 5000 + 20 * latency * interval,
+        "quiet_limit": quiet_limit or 5000 + 20 * latency * interval,
         "max_cycles": max_cycles or 10_000_000,
         "result_file": str(run_dir / "result.json"),
     }
@@ -136,7 +136,8 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
     problem = deadlock = None
     if out["deadlock"]:
         if debug and out.get("debug", {}).get("status"):
-            deadlock = deadlock_report(debug, out["debug"], cycles=out["cycles"], idle=out.get("idle"))
+            deadlock = deadlock_report(debug, out["debug"], cycles=out["cycles"],
+                                       quiet_cycles=out.get("quiet_cycles"))
         else:
             deadlock = "deadlock: no handshake for a long time; unfinished processes: " + ", ".join(out["unfinished"])
         problem = deadlock
@@ -177,7 +178,8 @@ def _probe_int(raw: Optional[str], signed: bool = False) -> Optional[int]:
     return v
 
 
-def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None, idle: Optional[int] = None) -> str:
+def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
+                    quiet_cycles: Optional[int] = None) -> str:
     """A deadlock report in the DPN simulator's style from the debug status read at the deadlock.
 
     `debug` is `RtlDesign.interface["debug"]`; `state` holds `status` (the `dbg_status` bits, MSB
@@ -237,8 +239,8 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None, i
         maybe = " (if its iteration reads it)" if sel is None else ""
         waits[q].append(f"{iteration.get(q, '')}waits to read channel {c['name']}{maybe}: {why}")
     head = "deadlock: no process can make progress"
-    if idle is not None and cycles is not None:
-        head += f" (RTL: no handshake for {idle} cycles, stopped at cycle {cycles})"
+    if quiet_cycles is not None and cycles is not None:
+        head += f" (RTL: no handshake for {quiet_cycles} cycles, stopped at cycle {cycles})"
     lines = [head]
     for p in unfinished:
         for w in waits[p["name"]] or ["is unfinished but waits on no channel or memory port (internal state)"]:

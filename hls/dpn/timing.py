@@ -20,9 +20,10 @@ is kept.  The model is also what `report.md` gives as the estimated cycle count.
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Optional
+from typing import Iterator, Mapping, NamedTuple, Optional, Sequence
 
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
@@ -36,6 +37,75 @@ class Timing:
     full_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a producer waited on it
     empty_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a consumer waited on it
     busy: dict[str, int] = field(default_factory=dict)  # process -> iterations started
+
+
+# What a process does in one cycle of the model (`ScheduleRecorder`), in the order the states take
+# precedence: an iteration issued; the pipeline held by a full output channel (back-pressure); an
+# operand not in its channel yet (at issue or at a later stage); a load or store unit ready but the
+# array's memory port taken; nothing left to issue, iterations still in the pipeline; finished.
+STATES = ("busy", "full", "empty", "port", "drain", "done")
+BUSY, FULL, EMPTY, PORT, DRAIN, DONE = range(len(STATES))
+
+
+class Interval(NamedTuple):
+    start: int
+    stop: int  # first cycle after it
+    state: str  # one of STATES
+    on: Optional[str]  # what a stall waits on: a channel (full, empty) or an array (port)
+
+
+class ScheduleRecorder:
+    """What each process does at every cycle of one `simulate_timing` run, for `schedule.svg`
+    (`hls/dpn/gantt.py`).  Kept as run-length intervals: an entry is appended only when a process's
+    state or what it waits on changes, so a run of millions of cycles in which processes keep one
+    state for long costs little, and the model without a recorder pays one test per decision.
+
+    Cycles the model jumps over (nothing can change until a value arrives) keep the state of the cycle
+    before them; they are listed in `skipped` because the model's stall counters
+    (`Timing.empty_waits`, `full_waits`) do not count them."""
+
+    def __init__(self) -> None:
+        self.processes: list[str] = []
+        self.cycles: Optional[int] = None  # the run's cycle count (None: the model stopped)
+        self.end = 0  # first cycle not recorded
+        self.skipped: list[tuple[int, int]] = []  # [start, stop) of the cycles jumped over
+        self._starts: list[array] = []
+        self._states: list[bytearray] = []
+        self._on: list[list[Optional[str]]] = []
+
+    def begin(self, processes: Sequence[str]) -> None:
+        """A new run of the model over `processes` (in the plan's order; `mark` numbers them so)."""
+        self.__init__()
+        self.processes = list(processes)
+        self._starts = [array("q") for _ in self.processes]
+        self._states = [bytearray() for _ in self.processes]
+        self._on = [[] for _ in self.processes]
+
+    def mark(self, i: int, t: int, state: int, on: Optional[str]) -> None:
+        """Process number i is in `state` from cycle t on."""
+        self._starts[i].append(t)
+        self._states[i].append(state)
+        self._on[i].append(on)
+
+    def finish(self, end: int, cycles: Optional[int]) -> None:
+        """The run stopped with `end` the first cycle not modelled; a finished run is cut at its cycle
+        count (the model may have gone through one more cycle, in which every process was done)."""
+        self.cycles = cycles
+        self.end = end if cycles is None else min(end, cycles)
+
+    def changes(self, process: str) -> int:
+        """How many intervals the process has: what the record costs."""
+        return len(self._states[self.processes.index(process)])
+
+    def intervals(self, process: str) -> Iterator[Interval]:
+        """The process's states, one interval per run, tiling [0, end)."""
+        i = self.processes.index(process)
+        starts, states, on = self._starts[i], self._states[i], self._on[i]
+        for k, start in enumerate(starts):
+            if start >= self.end:
+                break
+            stop = starts[k + 1] if k + 1 < len(starts) else self.end
+            yield Interval(start, min(stop, self.end), STATES[states[k]], on[k])
 
 
 def _slot(c: Channel, x: tuple) -> int:
@@ -113,9 +183,11 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
 def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
                     depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000,
                     plan: Optional[Plan] = None,
-                    read_stage: Optional[Mapping[str, Mapping[str, int]]] = None) -> Timing:
+                    read_stage: Optional[Mapping[str, Mapping[str, int]]] = None,
+                    recorder: Optional[ScheduleRecorder] = None) -> Timing:
     """Run the cycle model; `depth` overrides channel depths (channel name -> words); `read_stage`
-    (or the `plan` built with it) says which operands a process reads after issue."""
+    (or the `plan` built with it) says which operands a process reads after issue; `recorder`, if
+    given, receives what every process does at every cycle."""
     plan_ = plan_of(net, tables, read_stage) if plan is None else plan
     procs, chans, ports = plan_.procs, plan_.chans, plan_.ports
     plan = plan_.steps
@@ -144,6 +216,25 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     was_frozen = [False] * len(plan)
     t = 0
     last = 0
+    late_wait: Optional[Channel] = None  # the first late operand found missing this cycle
+    rec = recorder is not None
+    if rec:
+        recorder.begin([step[0].name for step in plan])
+        now_state: list[int] = [-1] * len(plan)
+        now_on: list[Optional[str]] = [None] * len(plan)
+
+    def note(i: int, state: int, on: Optional[str]) -> None:
+        if state != now_state[i] or on != now_on[i]:
+            now_state[i], now_on[i] = state, on
+            recorder.mark(i, t, state, on)
+
+    def stopped(cycles: Optional[int], end: int) -> Timing:
+        """The run's result; `end`: the first cycle not modelled."""
+        if rec:
+            recorder.finish(end, cycles)
+        if cycles is None:
+            return Timing(None, full_waits, empty_waits)
+        return Timing(cycles, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)})
 
     def missing_of(group: list) -> Optional[Channel]:
         nonlocal wake
@@ -165,7 +256,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
 
     def step_segments(i: int, joins: tuple, late: list, writes: list, lat: int, frozen: bool) -> bool:
         """One cycle of the segments before the last late read; returns whether the issue stage moves."""
-        nonlocal progress
+        nonlocal progress, late_wait
         if not before_last[i]:
             return not frozen
         m = len(joins)
@@ -180,6 +271,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 if missing is not None:
                     empty_waits[missing.name] += 1
                     en = False
+                    if late_wait is None:
+                        late_wait = missing
                 elif en:
                     for c, x, free, s in group:
                         if free:
@@ -213,6 +306,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
         for i, (p, reads, late, writes, joins) in enumerate(plan):
             q = inflight[i]
             if not q and done[i]:
+                if rec:
+                    note(i, DONE, None)
                 continue
             frozen = False
             was_frozen[i] = False
@@ -238,6 +333,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 wake = q[0][0] if wake is None else min(wake, q[0][0])
             can_issue = not frozen
             if joins:
+                late_wait = None
                 can_issue = step_segments(i, joins, late, writes, lat_of[i], frozen)
                 if before_last[i]:
                     pending = True
@@ -246,17 +342,33 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 if before_last[i] == 0:
                     done[i] = True
                 pending |= bool(q)
+                if rec:
+                    if frozen:
+                        note(i, FULL, blocked[0].name)
+                    elif joins and late_wait is not None:
+                        note(i, EMPTY, late_wait.name)
+                    else:
+                        note(i, DRAIN if q or before_last[i] else DONE, None)
                 continue
             pending = True
             if not can_issue:
+                if rec:
+                    if frozen:
+                        note(i, FULL, blocked[0].name)
+                    else:
+                        note(i, EMPTY, late_wait.name)
                 continue
             missing = missing_of(reads[k])
             if missing is not None:
                 empty_waits[missing.name] += 1
+                if rec:
+                    note(i, EMPTY, missing.name)
                 continue
             if mem_unit[i]:
                 users = ports[p.array]
                 if p.array in port_used:
+                    if rec:
+                        note(i, PORT, p.array)
                     continue
                 if len(users) > 1 and users[port_turn[p.array] % len(users)] != p.name:
                     # round robin: the other unit has priority this cycle if it is ready too
@@ -264,6 +376,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     other = plan[j]
                     if not was_frozen[j] and nxt[j] < len(other[1]) and all(
                             avail[c.name].get(x, t + 1) <= t for c, x, _f, _s in other[1][nxt[j]]):
+                        if rec:
+                            note(i, PORT, p.array)
                         continue
                 port_used.add(p.array)
                 port_turn[p.array] += 1
@@ -278,19 +392,23 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             nxt[i] = k + 1
             progress = True
             last = max(last, t + 1)
+            if rec:
+                note(i, BUSY, None)
         for name, s in frees:  # a word read this cycle is free from the next one
             fill[name] -= 1
             slots[name].discard(s)
         if not pending:
-            return Timing(last, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)})
+            return stopped(last, t + 1)
         if progress or frees:
             t += 1
         elif wake is not None and wake > t:
+            if rec and wake > t + 1:
+                recorder.skipped.append((t + 1, wake))
             t = wake
         else:
-            return Timing(None, full_waits, empty_waits)
+            return stopped(None, t + 1)
         if t > max_cycles:
-            return Timing(None, full_waits, empty_waits)
+            return stopped(None, t)
 
 
 @dataclass

@@ -3,9 +3,10 @@
 Native interface: the generated `<kernel>_top` under its simulation harness; after one reset, the
 cocotb test below (`native_runs`, run in the simulator) loads new inputs into the memory models,
 sets the scalar ports, pulses `start`, waits for `done`, reads the arrays back, and starts the next
-run as soon as `idle` is high again.  It records the protocol signals too: `idle` high before each
-start and low during the run, exactly one `ready` cycle per run, in the first cycle of `done`, `done`
-low from the cycle after the start until the end.  Every run must equal gcc on its own inputs, and
+run as soon as `idle` is high again.  It sees the top's `done`, `ready` and `idle` through the
+harness's ports `done`, `ap_ready` and `ap_idle`, as a host would, and records them: `idle` high
+before each start and low during the run, exactly one `ready` cycle per run, in the first cycle of
+`done`, `done` low from the cycle after the start until the end.  Every run must equal gcc on its own inputs, and
 the runs take the same number of cycles (the soft reset leaves no state behind).
 
 AXI4-Lite: the `<kernel>_axi` wrapper driven by `sim/cocotb_axi.py` through two runs with new
@@ -45,14 +46,13 @@ async def native_runs(dut):
     with open(os.environ["DPN_RESTART_CONFIG"]) as f:
         cfg = json.load(f)
     cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
-    top = dut.u_top
     dut.rst.value = 1
     dut.start.value = 0
     dut.dump.value = 0
     await ClockCycles(dut.clk, 3)
     dut.rst.value = 0
     await FallingEdge(dut.clk)
-    result = {"runs": [], "idle_after_reset": int(top.idle.value), "done_after_reset": int(top.done.value)}
+    result = {"runs": [], "idle_after_reset": int(dut.ap_idle.value), "done_after_reset": int(dut.done.value)}
     for spec in cfg["runs"]:
         rec: dict = {"done": False}
         for name, words in spec["arrays"].items():  # new inputs, straight into the memory models
@@ -62,13 +62,13 @@ async def native_runs(dut):
         for port, bits in spec["scalars"].items():
             getattr(dut, port).value = int(bits)
         await FallingEdge(dut.clk)
-        rec["idle_before"] = int(top.idle.value)
+        rec["idle_before"] = int(dut.ap_idle.value)
         dut.start.value = 1
         await FallingEdge(dut.clk)
         dut.start.value = 0
         cycles, ready_cycles, ready_with_done, busy_idle = 1, 0, 0, 0
         while cycles < cfg["max_cycles"]:
-            done, ready, idle = int(top.done.value), int(top.ready.value), int(top.idle.value)
+            done, ready, idle = int(dut.done.value), int(dut.ap_ready.value), int(dut.ap_idle.value)
             ready_cycles += ready
             ready_with_done += ready and done
             if done:
@@ -76,12 +76,12 @@ async def native_runs(dut):
             busy_idle += idle  # idle must stay low until the run is over
             await FallingEdge(dut.clk)
             cycles += 1
-        rec["done"] = bool(int(top.done.value))
+        rec["done"] = bool(int(dut.done.value))
         rec["cycles"] = cycles
         await FallingEdge(dut.clk)  # the cycle after `ready`: idle again, done still high
-        rec["idle_after"] = int(top.idle.value)
-        rec["done_after"] = int(top.done.value)
-        ready_cycles += int(top.ready.value)
+        rec["idle_after"] = int(dut.ap_idle.value)
+        rec["done_after"] = int(dut.done.value)
+        ready_cycles += int(dut.ap_ready.value)
         rec.update(ready_cycles=ready_cycles, ready_with_done=ready_with_done, idle_while_running=busy_idle)
         rec["arrays"] = {name: [int(getattr(dut, f"u_mem_{name}").mem[k].value) for k in range(n)]
                          for name, n in cfg["words"].items()}

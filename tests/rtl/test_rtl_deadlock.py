@@ -90,7 +90,7 @@ def test_undersized_channel_is_reported(compiled, simulator, rtl_cache, tmp_path
     assert dpn.deadlock is not None and [b.channel for b in dpn.deadlock.blocked] == [acc.name]
 
     small = _shrunk(res.network, acc.name, depth)
-    out = run_rtl(generate(small), inputs, tmp_path, cache_root=rtl_cache, simulator=simulator, idle_limit=500)
+    out = run_rtl(generate(small), inputs, tmp_path, cache_root=rtl_cache, simulator=simulator, quiet_limit=500)
     assert not out.completed
     assert out.deadlock is not None and out.problem == out.deadlock, out.problem or out.log[-2000:]
     report = out.deadlock
@@ -162,7 +162,7 @@ def test_report_decodes_every_kind_of_wait(compiled):
     lsb = c3["fields"]["count"][0]
     status = status[:len(status) - 1 - lsb] + "x" + status[len(status) - lsb:]
     sel = f"u_top.{mult['probes']['sel']}"
-    report = deadlock_report(layout, {"status": status, "probes": {sel: None}}, cycles=100, idle=60)
+    report = deadlock_report(layout, {"status": status, "probes": {sel: None}}, cycles=100, quiet_cycles=60)
     lines = report.splitlines()
     assert lines[0] == "deadlock: no process can make progress (RTL: no handshake for 60 cycles, stopped at cycle 100)"
     assert (f"  {buf['producer']} waits to write channel {buf['name']}: slot 5 still holds a value "
