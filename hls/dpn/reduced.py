@@ -7,7 +7,8 @@ point order against the operators' latencies, which statements share a process, 
 tile), not on how many tiles there are or how long a tile's loops run once they cover the latencies.
 So it is made on the corner of every band's hyperplane space: the same statements, bands,
 hyperplanes and schedule, tiles of at most `TILE_CAP` along a cut hyperplane with two whole tiles
-and a partial one, and at most `SPAN_CAP` along a hyperplane one tile spans.  The full-size network
+and a partial one, and at most `SPAN_CAP` along a hyperplane one tile spans (both doubled until the
+corner holds `MIN_CORNER` instances).  The full-size network
 is then built once, with the choice (`pipeline._realized`).  The corner is a program of its own: its
 dataflow is recomputed, values from outside it are live-in.
 """
@@ -25,47 +26,61 @@ from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "reduced_instance", "instance_count"]
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "reduced_instance", "instance_count"]
 
 REDUCE_ABOVE = 40_000  # statement instances above which the choice is made on a reduced instance
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
 SPAN_CAP = 16  # extent of a hyperplane that one tile spans, in the reduced instance
+MIN_CORNER = 1_500  # statement instances below which the caps double (`reduced_instance`)
 
 
 def instance_count(program: PolyProgram) -> int:
     return sum(iu.card(s.domain) for s in program.statements)
 
 
-def _box(lows: tuple[int, ...], spans: list[int]) -> isl.Set:
-    f = [f"f{d}" for d in range(len(spans))]
-    cons = " and ".join(f"{lo} <= {x} < {lo + r}" for x, lo, r in zip(f, lows, spans))
-    return isl.Set(f"{{ [{', '.join(f)}] : {cons} }}")
+def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int],
+              spanned: list[bool]) -> Optional[tuple[isl.Map, list[tuple[int, int]]]]:
+    """`hyper` placed in the corner, and its window (first value, end) along every hyperplane, or
+    None when it cannot be.
 
-
-def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int]) -> Optional[isl.Map]:
-    """`hyper` with every coordinate that takes one value outside the corner moved to the corner's
-    nearest edge (None when a coordinate takes several values, none of them in the corner).
-
-    A statement after an inner loop sits at that loop's last hyperplane value (fir-int's rounding at
-    `k = TAPS - 1`): cutting the loop to the corner would drop the statement, whereas at the corner's
-    last value it keeps its place, after the loop's last instance in the corner."""
+    A coordinate that meets the corner keeps it.  One that takes a single value outside it is moved to
+    the corner's nearest edge: a statement after an inner loop sits at that loop's last hyperplane
+    value (fir-int's rounding at `k = TAPS - 1`), and at the corner's last value it keeps its place
+    after the loop's last instance in the corner.  Along a hyperplane one tile spans, a coordinate
+    that lies wholly beyond the corner gets a window of the same length from its own first value:
+    fused bands put their statements one after another along such a hyperplane (2mm's second
+    product after the first), and one tile still holds them all, in the same order."""
     n = hyper.dim(isl.dim_type.out)
     image = hyper.range()
-    target = []
+    target, windows = [], []
     for d, (lo, span) in enumerate(zip(lows, spans)):
         coord = image.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
         window = isl.Set(f"{{ [x] : {lo} <= x < {lo + span} }}")
         if not coord.intersect(window).is_empty():
             target.append(f"f{d}")
+            windows.append((lo, lo + span))
             continue
-        if not coord.is_singleton():
+        if coord.is_singleton():
+            value = coord.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+            at = lo + span - 1 if value >= lo + span else lo
+            target.append(str(at))
+            windows.append((at, at + 1))
+        elif spanned[d]:
+            first = coord.lexmin().sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
+            target.append(f"f{d}")
+            windows.append((first, first + span))
+        else:
             return None
-        value = coord.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python()
-        target.append(str(lo + span - 1 if value >= lo + span else lo))
-    if all(t == f"f{d}" for d, t in enumerate(target)):
-        return hyper
-    f = ", ".join(f"f{d}" for d in range(n))
-    return hyper.apply_range(isl.Map(f"{{ [{f}] -> [{', '.join(target)}] }}"))
+    if any(t != f"f{d}" for d, t in enumerate(target)):
+        f = ", ".join(f"f{d}" for d in range(n))
+        hyper = hyper.apply_range(isl.Map(f"{{ [{f}] -> [{', '.join(target)}] }}"))
+    return hyper, windows
+
+
+def _window_box(windows: list[tuple[int, int]]) -> isl.Set:
+    f = [f"f{d}" for d in range(len(windows))]
+    cons = " and ".join(f"{a} <= {x} < {b}" for x, (a, b) in zip(f, windows))
+    return isl.Set(f"{{ [{', '.join(f)}] : {cons} }}")
 
 
 def _restricted(program: PolyProgram, domains: dict[str, isl.Set]) -> Optional[PolyProgram]:
@@ -88,32 +103,57 @@ def _restricted(program: PolyProgram, domains: dict[str, isl.Set]) -> Optional[P
 def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[PolyProgram, Tiling]]:
     """The corner instance of a tiled program and its tiling (module docstring), or None when the
     program cannot be reduced (an untiled statement group, a statement outside the corner, a local
-    whose producer lies outside it) or is not smaller."""
+    whose producer lies outside it) or is not smaller.
+
+    The caps double while the corner has fewer than `MIN_CORNER` instances: a triangular solve's
+    corner of 8-wide tiles holds 88 instances, too few to show how its point orders hide the
+    divider's latency, and the choice made there was 75% slower than the full-size one."""
     if not tiling.is_tiled or any(not b.depth for b in tiling.bands):
         return None
+    tile_cap, span_cap = TILE_CAP, SPAN_CAP
+    out = _corner(program, tiling, tile_cap, span_cap)
+    while out is not None and instance_count(out[0]) < MIN_CORNER:
+        tile_cap, span_cap = 2 * tile_cap, 2 * span_cap
+        if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b in tiling.bands
+               for d in range(b.depth)):
+            break  # the caps no longer cut anything
+        larger = _corner(program, tiling, tile_cap, span_cap)
+        if larger is None:
+            break
+        out = larger
+    return out
+
+
+def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
+            span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
     domains: dict[str, isl.Set] = {}
     hyperplanes: dict[str, isl.Map] = {}
     shapes = []
     for b in tiling.bands:
-        sizes, spans = [], []
+        sizes, spans, spanned = [], [], []
         for d in range(b.depth):
             size, extent = b.sizes[d], b.extents[d]
-            if size >= extent:  # one tile spans the hyperplane
-                sizes.append(min(extent, SPAN_CAP))
+            spanned.append(size >= extent)
+            if spanned[-1]:  # one tile spans the hyperplane
+                sizes.append(min(extent, span_cap))
                 spans.append(sizes[-1])
             else:
-                t = min(size, TILE_CAP)
+                t = min(size, tile_cap)
                 sizes.append(t)
                 spans.append(min(extent, 2 * t + (t + 1) // 2))
-        box = _box(b.lows, spans)
+        reach = [lo + r for lo, r in zip(b.lows, spans)]
         for st in b.statements:
-            placed = _placed_in(b.hyperplanes[st], b.lows, spans)
+            placed = _placed_in(b.hyperplanes[st], b.lows, spans, spanned)
             if placed is None:
                 return None
-            hyperplanes[st] = placed
-            domains[st] = placed.intersect_range(box).domain().coalesce()
+            hyperplanes[st], windows = placed
+            domains[st] = hyperplanes[st].intersect_range(_window_box(windows)).domain().coalesce()
             if domains[st].is_empty():
                 return None
+            reach = [max(r, end) for r, (_first, end) in zip(reach, windows)]
+        for d in range(b.depth):  # a spanned hyperplane stays one tile over every statement's window
+            if spanned[d] and reach[d] - b.lows[d] > spans[d]:
+                sizes[d] = spans[d] = reach[d] - b.lows[d]
         shapes.append((tuple(sizes), tuple(spans)))
     small = _restricted(program, domains)
     if small is None or instance_count(small) * 2 > instance_count(program):
