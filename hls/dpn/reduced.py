@@ -28,7 +28,7 @@ from .tiling import Tiling, with_bands
 
 __all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "reduced_instance", "instance_count"]
 
-REDUCE_ABOVE = 40_000  # statement instances above which the choice is made on a reduced instance
+REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
 SPAN_CAP = 16  # extent of a hyperplane that one tile spans, in the reduced instance
 MIN_CORNER = 1_500  # statement instances below which the caps double (`reduced_instance`)
