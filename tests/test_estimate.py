@@ -13,7 +13,6 @@ import json
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 

@@ -25,7 +25,7 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
-from .network import Channel, Member, Process, ProcessKind, ProcessNetwork, renamed
+from .network import Channel, Member, Process, ProcessKind, ProcessNetwork
 from .timestamps import compact_schedules
 from .tiling import DEFAULT_LOCAL_WORDS, Tiling, no_tiling, parallel_parts
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 import islpy as isl
 
 from ..poly import isl_utils as iu
-from ..poly.program import Access, Array, PolyProgram, Statement
+from ..poly.program import Access, PolyProgram, Statement
 from .dataflow import analyze_dataflow
 
 

@@ -189,8 +189,6 @@ def cast(e: Expr, t: ScalarType) -> Expr:
 
 def convert_value(v: Union[int, float], t: ScalarType) -> Union[int, float]:
     """C conversion of a scalar value to type `t` (integers wrap; float to int truncates)."""
-    import numpy as np
-
     if t.is_int:
         if isinstance(v, float):
             return t.wrap(int(v))  # truncation toward zero; out-of-range is undefined in C

@@ -65,7 +65,6 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             continue
         width = max(c.width for c in chans)
         t = chans[0].type
-        signed = t.signed and chans[0].role != "order"
         views = []
         for c in chans:
             ch = f"{c.name}_r"

@@ -127,7 +127,6 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
     regs = []
     while len(terms) > 1:
         terms.sort(key=lambda t: (t[2], -t[1]))
-        level: list[tuple[str, int, int]] = []
         widest = 0
         pairs = [(terms[k], terms[k + 1]) for k in range(0, len(terms) - 1, 2)]
         rest = terms[len(pairs) * 2:]

@@ -14,7 +14,7 @@ from hls.poly import isl_utils as iu
 from hls.pipeline import Options, run
 from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
-from tests.kernels import EXAMPLES, ROOT, example_params, ids, sweep
+from tests.kernels import EXAMPLES, ROOT, example_params, sweep
 
 
 def _check(res, seeds=(0, 1)):

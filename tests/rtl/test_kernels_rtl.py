@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hls.diagnostics import CompileError
 from hls.pipeline import Options, run
 from hls.poly.expr import walk
 from hls.rtl.generate import generate
