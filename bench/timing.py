@@ -1,8 +1,10 @@
 """Timing closure benchmark: post-route Fmax on ECP5 per kernel and configuration.
 
-Run: `python -m bench.timing [--configs auto,p4] [--kernels a,b] [--jobs N] [--clock-mhz F]
-[--out DIR] [--name NAME] [--sim] [--no-cache]`.  Writes DIR/NAME.{csv,json,md} and DIR/NAME.png
-(default bench/results/timing.*; the plot needs matplotlib).
+Run: `python -m bench.timing [--configs auto,p4] [--kernels a,b] [--designs K/C,...] [--jobs N]
+[--clock-mhz F] [--out DIR] [--name NAME] [--sim] [--no-cache] [--rev REV]`.  Writes
+DIR/NAME.{csv,json,md} and DIR/NAME.png (default bench/results/timing.*; the plot needs matplotlib).
+`python -m bench.timing --compare BEFORE AFTER [--out DIR]` writes DIR/timing-compare.md from two
+such runs' NAME.json.
 
 Each (kernel, configuration) is compiled through the Python API for the clock target (parameters
 from the kernel's `// dpn-synth-args:` line; configurations `none`, `auto` = --tile auto, `pN` =
@@ -13,6 +15,13 @@ compiler's cycle model, `estimated_cycles`) and time = cycles / Fmax in microsec
 critical path named by process and kind (operator, control counter, channel FIFO, memory port,
 handshake).  `--sim` adds the Verilator cycles (checked bit for bit against gcc).
 Place and route takes 1-2 minutes per design: `--jobs` runs that many at once (default 1).
+
+`--rev REV` measures the RTL of an older revision (e.g. the one before the clock target and the
+pipelined multipliers, to measure their gain rather than claim it): that revision may predate
+`hls.pnr` and the Python API used here, so each kernel is compiled by REV's own CLI (`python -m
+hls.cli compile`, in a detached `git worktree` of REV, with cwd and PYTHONPATH there so its code is
+imported), and the RTL it wrote is placed and routed by *this* checkout's `place_and_route`, so both
+sides go through one flow.  Cycles are REV's modelled cycles (its report.json `estimated_cycles`).
 """
 
 from __future__ import annotations
@@ -20,9 +29,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import contextlib
 import multiprocessing as mp
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Sequence
@@ -52,35 +66,20 @@ def _examples(names: Optional[Sequence[str]]) -> list[Path]:
 def run_one(job: dict) -> dict:
     """One row (runs in a worker process)."""
     sys.path.insert(0, str(ROOT))
-    from bench.suite import parse_config
     from hls import pnr
-    from hls.diagnostics import CompileError
-    from hls.pipeline import Options, run
-    from hls.rtl.clock import target_clock
-    from hls.rtl.generate import generate
-    from tests.kernels import example_params
 
     path = Path(job["path"])
     row = {k: None for k in FIELDS}
     row.update(kernel=path.stem, config=job["config"], clock_mhz=job["clock_mhz"], status="ok", note="")
-    cfg = parse_config(job["config"])
     t0 = time.perf_counter()
-    try:
-        with target_clock(job["clock_mhz"]):
-            res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"]))
-            design = generate(res.network)
-    except CompileError as e:
-        row.update(status="skipped", note=str(e.message)[:200])
+    got = _compile_rev(job, row) if job.get("rev_src") else _compile_here(job, row)
+    if got is None:
         return row
+    files, top = got
     row["compile_s"] = round(time.perf_counter() - t0, 2)
-    row["cycles"] = (res.timing or {}).get("estimated_cycles")
-    if job.get("sim"):
-        try:
-            row["sim_cycles"], row["sim_ok"] = _simulate(res, design)
-        except Exception as e:  # noqa: BLE001 - reported in the row
-            row["note"] = f"sim: {e!r}"[:200]
     try:
-        r = pnr.pnr_design(design, job["clock_mhz"], use_cache=not job.get("no_cache"), timeout=job["timeout"])
+        r = pnr.place_and_route(files, top, job["clock_mhz"], use_cache=not job.get("no_cache"),
+                                timeout=job["timeout"])
     except pnr.PnrError as e:
         row.update(status="error", note=str(e)[:300])
         return row
@@ -91,6 +90,85 @@ def run_one(job: dict) -> dict:
     if row["cycles"] and r.fmax_mhz:
         row["time_us"] = round(row["cycles"] / r.fmax_mhz, 3)
     return row
+
+
+def _compile_here(job: dict, row: dict) -> Optional[tuple[dict, str]]:
+    """This checkout's compiler for the clock target: (RTL files, top), or None (row says why)."""
+    from bench.suite import parse_config
+    from hls.diagnostics import CompileError
+    from hls.pipeline import Options, run
+    from hls.rtl.clock import target_clock
+    from hls.rtl.generate import generate
+    from tests.kernels import example_params
+
+    path = Path(job["path"])
+    cfg = parse_config(job["config"])
+    try:
+        with target_clock(job["clock_mhz"]):
+            res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"]))
+            design = generate(res.network)
+    except CompileError as e:
+        row.update(status="skipped", note=str(e.message)[:200])
+        return None
+    row["cycles"] = (res.timing or {}).get("estimated_cycles")
+    if job.get("sim"):
+        try:
+            row["sim_cycles"], row["sim_ok"] = _simulate(res, design)
+        except Exception as e:  # noqa: BLE001 - reported in the row
+            row["note"] = f"sim: {e!r}"[:200]
+    return dict(design.rtl), design.top
+
+
+def _compile_rev(job: dict, row: dict) -> Optional[tuple[dict, str]]:
+    """`--rev`: the worktree's CLI compiles its own copy of the kernel (parameters as this checkout
+    reads them); (RTL files of OUT/rtl, top of OUT/tb/config.json or the `*_top.v` file), or None."""
+    from bench.suite import parse_config
+    from tests.kernels import cli_args
+
+    src = Path(job["rev_src"])
+    path = src / "examples" / Path(job["path"]).name
+    if not path.is_file():
+        row.update(status="skipped", note=f"not in {job['rev']}")
+        return None
+    cfg = parse_config(job["config"])
+    with tempfile.TemporaryDirectory(prefix="dpn-synth-timing-rev-") as work:
+        out = Path(work) / "out"
+        cmd = [sys.executable, "-m", "hls.cli", "compile", str(path), "--tile", cfg["tile"],
+               *(["--parallel", str(cfg["parallel"])] if cfg["parallel"] > 1 else []), *cli_args(path),
+               "-q", "-o", str(out)]
+        try:
+            proc = subprocess.run(cmd, cwd=src, env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True,
+                                  text=True, timeout=job["timeout"])
+        except subprocess.TimeoutExpired:
+            row.update(status="error", note=f"{job['rev']} compile did not finish in {job['timeout']:g} s")
+            return None
+        if proc.returncode != 0 or not (out / "rtl").is_dir():
+            row.update(status="skipped" if proc.returncode == 2 else "error",
+                       note=f"{job['rev']} compile (exit {proc.returncode}): {proc.stderr.strip()[-200:]}")
+            return None
+        files = {f.name: f.read_text() for f in sorted((out / "rtl").iterdir()) if f.is_file()}
+        tb = out / "tb" / "config.json"
+        tops = [n[:-2] for n in files if n.endswith("_top.v")]
+        top = json.loads(tb.read_text())["top"] if tb.is_file() else (tops[0] if len(tops) == 1 else None)
+        if top is None:
+            row.update(status="error", note=f"no top module among {sorted(files)}"[:200])
+            return None
+        row["cycles"] = json.loads((out / "report.json").read_text()).get("summary", {}).get("estimated_cycles")
+    return files, top
+
+
+@contextlib.contextmanager
+def _worktree(rev: str):
+    """A detached worktree of `rev` in a temporary directory, removed (and pruned) afterwards."""
+    tmp = Path(tempfile.mkdtemp(prefix="dpn-synth-rev-"))
+    wt = tmp / "src"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(wt), rev], check=True)
+    try:
+        yield wt
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], check=False)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], check=False)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _simulate(res, design) -> tuple[int, bool]:
@@ -119,7 +197,7 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def write_results(rows: list[dict], out: Path, name: str, clock: float) -> dict:
+def write_results(rows: list[dict], out: Path, name: str, clock: float, rev: Optional[str] = None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
@@ -127,7 +205,7 @@ def write_results(rows: list[dict], out: Path, name: str, clock: float) -> dict:
         for r in rows:
             w.writerow({k: r.get(k) for k in FIELDS})
     ok = [r for r in rows if r["status"] == "ok" and r["fmax_mhz"]]
-    summary: dict = {"clock_mhz": clock, "rows": len(rows), "placed": len(ok)}
+    summary: dict = {"clock_mhz": clock, "rows": len(rows), "placed": len(ok), **({"rev": rev} if rev else {})}
     if ok:
         fmax = [r["fmax_mhz"] for r in ok]
         summary.update(median_fmax_mhz=round(statistics.median(fmax), 1), min_fmax_mhz=min(fmax),
@@ -145,6 +223,9 @@ def write_results(rows: list[dict], out: Path, name: str, clock: float) -> dict:
              "`python -m bench.timing`: synth_ecp5, nextpnr-ecp5 --85k --package CABGA381 --out-of-context "
              f"--freq {clock:g} --router router2; Fmax after routing; LUT4 = TRELLIS_COMB; cycles = the compiler's "
              "cycle model; µs = cycles / Fmax.", ""]
+    if rev:
+        lines[2:2] = [f"RTL and cycles of revision {rev} (`--rev`: compiled by that revision's CLI), placed and "
+                      "routed by this checkout's flow.", ""]
     if ok:
         lines.append(f"Median Fmax {summary['median_fmax_mhz']} MHz, minimum {summary['min_fmax_mhz']} MHz"
                      + (f", median time {summary['median_time_us']} µs" if "median_time_us" in summary else "")
@@ -166,6 +247,52 @@ def write_results(rows: list[dict], out: Path, name: str, clock: float) -> dict:
     (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     _plot(ok, out / f"{name}.png", clock)
     return summary
+
+
+def write_compare(out: Path, before: str, after: str) -> Path:
+    """OUT/timing-compare.md: per kernel and configuration of both runs, Fmax, cycles and µs before ->
+    after and the critical path after; medians over the rows placed in both."""
+    runs = [json.loads((out / f"{n}.json").read_text()) for n in (before, after)]
+    by = [{(r["kernel"], r["config"]): r for r in run["rows"]} for run in runs]
+    keys = [k for k in by[1] if k in by[0]]
+    both = [k for k in keys if all(b[k]["status"] == "ok" and b[k]["fmax_mhz"] for b in by)]
+
+    def arrow(k, f):
+        return " -> ".join(_fmt(b[k].get(f)) or "-" for b in by)
+
+    lines = [f"# Post-route timing on ECP5: `{before}` -> `{after}`", "",
+             f"`python -m bench.timing --compare {before} {after}`; before: "
+             + (f"revision {runs[0]['summary']['rev']}" if runs[0]["summary"].get("rev") else "this checkout")
+             + ", after: " + (f"revision {runs[1]['summary']['rev']}" if runs[1]["summary"].get("rev")
+                               else "this checkout")
+             + f"; target {runs[1]['summary']['clock_mhz']:g} MHz; µs = modelled cycles / post-route Fmax.", ""]
+    if both:
+        lines += ["| | before | after |", "|---|---|---|"]
+        for label, f in (("median Fmax MHz", lambda v: round(statistics.median(v), 1)), ("min Fmax MHz", min),
+                         (f"below {TARGET_MIN_MHZ:g} MHz", lambda v: sum(x < TARGET_MIN_MHZ for x in v))):
+            lines.append(f"| {label} | " + " | ".join(_fmt(f([b[k]["fmax_mhz"] for k in both])) for b in by) + " |")
+        ratios = {f: [by[1][k][f] / by[0][k][f] for k in both if by[0][k].get(f) and by[1][k].get(f)]
+                  for f in ("fmax_mhz", "cycles", "time_us")}
+        lines += ["", f"Over the {len(both)} designs placed in both runs, after / before: median Fmax ratio "
+                  f"{statistics.median(ratios['fmax_mhz']):.2f}, median cycles ratio "
+                  f"{statistics.median(ratios['cycles']):.2f}, median time (µs) ratio "
+                  f"{statistics.median(ratios['time_us']):.2f} (min {min(ratios['time_us']):.2f}, "
+                  f"max {max(ratios['time_us']):.2f}).", ""]
+    lines += ["| kernel | config | Fmax MHz | cycles | µs | µs after/before | LUT4 | MULT18 | critical path after |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for k in keys:
+        ratio = (by[1][k]["time_us"] / by[0][k]["time_us"]) if k in both and by[0][k].get("time_us") \
+            and by[1][k].get("time_us") else None
+        cp = by[1][k].get("critical_path") or "; ".join(f"{b[k]['status']}: {b[k]['note']}" for b in by
+                                                        if b[k]["status"] != "ok")
+        lines.append(f"| {k[0]} | {k[1]} | {arrow(k, 'fmax_mhz')} | {arrow(k, 'cycles')} | {arrow(k, 'time_us')} | "
+                     f"{_fmt(ratio)} | {arrow(k, 'lut4')} | {arrow(k, 'mult18')} | {cp.replace('|', chr(92) + '|')} |")
+    missing = [f"{k[0]}/{k[1]}" for k in by[0] if k not in by[1]] + [f"{k[0]}/{k[1]}" for k in by[1] if k not in by[0]]
+    if missing:
+        lines += ["", "In one run only: " + ", ".join(missing) + "."]
+    path = out / "timing-compare.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def _plot(rows: list[dict], path: Path, clock: float) -> None:
@@ -207,6 +334,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--kernels", help="comma-separated example stems (default: a representative subset of 10; "
                                       "`all` for every example)")
     ap.add_argument("--configs", default="auto", help="comma-separated: none, auto, pN (default auto)")
+    ap.add_argument("--designs", help="comma-separated KERNEL/CONFIG pairs instead of --kernels x --configs "
+                                      "(e.g. a subset measured in full on both sides of a --compare)")
     ap.add_argument("--jobs", type=int, default=1, help="place-and-route runs at once (default 1)")
     ap.add_argument("--clock-mhz", type=float, default=None, help="clock target (default 150)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run (default 1800)")
@@ -214,7 +343,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--no-cache", action="store_true", help="place and route again even when cached")
     ap.add_argument("--out", default=str(RESULTS), help="output directory (default bench/results)")
     ap.add_argument("--name", default="timing", help="file name stem (default timing)")
+    ap.add_argument("--rev", help="measure the RTL of this git revision, compiled by its own CLI in a temporary "
+                                  "worktree (cycles: its cycle model)")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="only write OUT/timing-compare.md from OUT/BEFORE.json and OUT/AFTER.json")
     args = ap.parse_args(argv)
+    if args.compare:
+        path = write_compare(Path(args.out), *args.compare)
+        print(f"wrote {path}")
+        return 0
+    if args.rev and args.sim:
+        ap.error("--sim is not available with --rev")
     sys.path.insert(0, str(ROOT))
     from hls import pnr
     from hls.rtl.clock import DEFAULT_CLOCK_MHZ, check_clock
@@ -223,11 +362,34 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {pnr.NEXTPNR_NOT_FOUND if pnr.find_yosys() else pnr.YOSYS_NOT_FOUND}", file=sys.stderr)
         return 2
     clock = check_clock(args.clock_mhz if args.clock_mhz is not None else DEFAULT_CLOCK_MHZ)
-    names = None if args.kernels == "all" else (args.kernels.split(",") if args.kernels else list(DEFAULT_KERNELS))
-    paths = _examples(names)
-    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    if args.designs:
+        pairs = [d.strip().split("/") for d in args.designs.split(",") if d.strip()]
+        designs = [(p, c) for p, (_, c) in zip(_examples([k for k, _ in pairs]), pairs)]
+    else:
+        names = None if args.kernels == "all" else (args.kernels.split(",") if args.kernels else list(DEFAULT_KERNELS))
+        configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+        designs = [(p, c) for p in _examples(names) for c in configs]
     jobs = [{"path": str(p), "config": c, "clock_mhz": clock, "sim": args.sim, "no_cache": args.no_cache,
-             "timeout": args.timeout} for p in paths for c in configs]
+             "timeout": args.timeout} for p, c in designs]
+    rev = None
+    with contextlib.ExitStack() as stack:
+        if args.rev:
+            sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", f"{args.rev}^{{commit}}"],
+                                 capture_output=True, text=True, check=False).stdout.strip()
+            if not sha:
+                print(f"error: unknown revision `{args.rev}`", file=sys.stderr)
+                return 2
+            rev = sha
+            src = stack.enter_context(_worktree(sha))
+            for j in jobs:
+                j.update(rev=sha, rev_src=str(src))
+        rows, seconds = _run_jobs(jobs, args.jobs)
+    summary = write_results(rows, Path(args.out), args.name, clock, rev)
+    print(f"wrote {Path(args.out) / args.name}.{{csv,json,md}} in {seconds:.0f} s: " + json.dumps(summary))
+    return 0
+
+
+def _run_jobs(jobs: list[dict], n: int) -> tuple[list[dict], float]:
     rows: list[dict] = []
     t0 = time.perf_counter()
 
@@ -239,19 +401,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               + (f"; {r['critical_path']}" if r.get("critical_path") else (f"; {r['note']}" if r.get("note") else "")),
               flush=True)
 
-    if args.jobs <= 1:
+    if n <= 1:
         for j in jobs:
             report(run_one(j))
     else:
-        with mp.get_context("spawn").Pool(args.jobs) as pool:
+        with mp.get_context("spawn").Pool(n) as pool:
             for r in pool.imap_unordered(run_one, jobs):
                 report(r)
     order = {(Path(j["path"]).stem, j["config"]): k for k, j in enumerate(jobs)}
     rows.sort(key=lambda r: order[(r["kernel"], r["config"])])
-    summary = write_results(rows, Path(args.out), args.name, clock)
-    print(f"wrote {Path(args.out) / args.name}.{{csv,json,md}} in {time.perf_counter() - t0:.0f} s: "
-          + json.dumps(summary))
-    return 0
+    return rows, time.perf_counter() - t0
 
 
 if __name__ == "__main__":
