@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from hls.diagnostics import UsageError
-from hls.executors import Backend, NoProgress, TaskFailed, map_unordered
+from hls.executors import Backend, NoProgress, TaskFailed, add_backend_options, map_unordered
 from hls.explore import cell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -710,15 +710,7 @@ def build_parser(prog: str = "python -m bench") -> argparse.ArgumentParser:
     p.add_argument("--configs", metavar="C,D", default=",".join(DEFAULT_CONFIGS),
                    help="configurations: none (--tile none), auto (--tile auto), pN (--tile auto --parallel N); "
                         f"default {','.join(DEFAULT_CONFIGS)}")
-    p.add_argument("--jobs", type=int, default=2,
-                   help="worker processes (default 2); with --dask, the local Dask cluster's workers")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the rows on the workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT); they "
-                            "need this checkout importable (needs pip install 'dpn-synth[dask]')")
-    where.add_argument("--dask", action="store_true",
-                       help="run the rows on a Dask LocalCluster of --jobs worker processes started for this run "
-                            "(needs pip install 'dpn-synth[dask]')")
+    add_backend_options(p, "rows", "this checkout")
     p.add_argument("--no-rtl", action="store_true", help="DPN-level figures only: no Verilog simulation")
     p.add_argument("--estimate", action="store_true",
                    help="add Yosys synth_xilinx resources (LUT/FF/BRAM18/DSP) when yosys is available")

@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 
 from . import __version__
 from .diagnostics import CompileError, SourceLoc, UsageError
+from .executors import add_backend_options
 
 EXAMPLES = """examples:
   dpn-synth analyze examples/gemm.c
@@ -180,15 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--closed-forms", action="store_true",
                    help="for fixed tile sizes: words loaded/stored as polynomials in the tile scale b "
                         "(monoparametric tiling; re-compiles along the family, slower)")
-    x.add_argument("-j", "--jobs", type=int, default=2, metavar="J",
-                   help="worker processes (default 2); with --dask, the local Dask cluster's workers")
-    xd = x.add_mutually_exclusive_group()
-    xd.add_argument("--scheduler", metavar="ADDRESS",
-                    help="run the configurations on the workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT), "
-                         "which must be able to import dpn-synth (needs pip install 'dpn-synth[dask]')")
-    xd.add_argument("--dask", action="store_true",
-                    help="run the configurations on a Dask LocalCluster of --jobs worker processes started for this "
-                         "run (needs pip install 'dpn-synth[dask]')")
+    add_backend_options(x, "configurations", "dpn-synth")
     x.add_argument("-o", "--output", metavar="OUTDIR",
                    help="where explore.csv/.json/.md and roofline.png go (default explore-<kernel file stem>)")
     x.add_argument("--no-plot", action="store_true", help="do not write roofline.png")

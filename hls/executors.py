@@ -13,6 +13,7 @@ dask is optional (`pip install 'dpn-synth[dask]'`): nothing imports it unless a 
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import multiprocessing as mp
 import re
@@ -24,12 +25,26 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from .diagnostics import UsageError
 
-__all__ = ["Backend", "NoProgress", "TaskFailed", "map_unordered", "require_dask", "DASK_EXTRA"]
+__all__ = ["add_backend_options", "Backend", "NoProgress", "TaskFailed", "map_unordered", "require_dask", "DASK_EXTRA"]
 
 DASK_EXTRA = "dask[distributed]: pip install 'dpn-synth[dask]'"
 
 # what Dask accepts as a scheduler address: [protocol://]host:port (the host may be a bracketed IPv6 address)
 _ADDRESS = re.compile(r"^(?:(tcp|tls|ws|wss)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})$")
+
+
+def add_backend_options(parser: argparse.ArgumentParser, what: str, workers_need: str) -> None:
+    """`--jobs`, and `--scheduler` / `--dask` (exclusive), the same in `explore` and `python -m bench`;
+    `what` names the tasks ("configurations", "rows"), `workers_need` what a remote worker must import."""
+    parser.add_argument("-j", "--jobs", type=int, default=2, metavar="J",
+                        help="worker processes (default 2); with --dask, the local Dask cluster's workers")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help=f"run the {what} on the workers of the Dask scheduler at ADDRESS (tcp://HOST:PORT), "
+                            f"which must be able to import {workers_need} (needs pip install 'dpn-synth[dask]')")
+    where.add_argument("--dask", action="store_true",
+                       help=f"run the {what} on a Dask LocalCluster of --jobs worker processes started for this "
+                            "run (needs pip install 'dpn-synth[dask]')")
 
 
 def require_dask(option: str) -> None:
