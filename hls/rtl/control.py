@@ -130,12 +130,23 @@ class Control:
                 for s, ma in pieces:
                     part = isl.PwAff.from_aff(ma.get_aff(d)).intersect_domain(s)
                     pa = part if pa is None else pa.union_max(part)
-                v = self._pad(self._value(pa, b))
-                terms.append(v if stride == 1 else f"({v} * 32'd{stride})")
+                terms.append((self._value(pa, b), stride))
             stride *= b
         if not terms:
             return "32'd0"
-        return " + ".join(reversed(terms))
+        if len(terms) == 1 and terms[0][1] == 1:
+            return self._pad(terms[0][0])
+        return self._pad(self._linear(terms, stride))
+
+    def _linear(self, terms: list[tuple[str, int]], size: int) -> str:
+        """A register holding Σ stride · v over the component registers `terms` ((name, stride)), a
+        slot below `size`: its next value is summed from theirs (shifts and adds, one iteration
+        ahead), so the multiply-add of a multi-dimensional buffer slot is not on the path from the
+        control registers through the buffer's read port (docs/control.md)."""
+        name = f"v{len(self._values)}"
+        first = sum(self._values[int(n[1:])]["first"] * k for n, k in terms)
+        self._values.append({"name": name, "lin": terms, "width": _clog2(size), "first": first})
+        return name
 
     def _pad(self, name: str) -> str:
         """A value register zero-extended to the 32 bits of the templates' slot and address wires."""
@@ -204,7 +215,8 @@ class Control:
 
     def _reduce(self, expr: str, lo: int, hi: int, b: int, w: int) -> str:
         """(expr mod b) for expr in [lo, hi], as a wire of clog2(b) bits: an offset to [0, ...),
-        then a conditional subtraction per period the range spans (a division when it spans many)."""
+        then a conditional subtraction per period the range spans (a table of the remainders when it
+        spans many, a division when it spans very many)."""
         wb = _clog2(b)
         k0 = lo // b
         top = hi - k0 * b
@@ -220,6 +232,8 @@ class Control:
                 r = f"(({t} >= {ww}'sd{q * b}) ? ({t} - {ww}'sd{q * b}) : ({r}))" if q == 1 else \
                     f"(({t} >= {ww}'sd{q * b}) ? ({t} - {ww}'sd{q * b}) : {r})"
             r = self._wire(f"signed [{ww - 1}:0]", r)
+        elif top < TABLE_ENTRIES:
+            return self._wire(f"[{wb - 1}:0]", _table(t, top, b, wb))
         else:
             r = self._wire(f"signed [{ww - 1}:0]", f"{t} % {ww}'sd{b}")
         return self._wire(f"[{wb - 1}:0]", f"{r}[{wb - 1}:0]")
@@ -272,6 +286,10 @@ class Control:
                               "next": " || ".join(terms) if terms else "1'b0"})
         # slots and addresses
         for v in self._values:
+            if "lin" in v:
+                self.regs.append({"name": v["name"], "width": v["width"], "signed": False,
+                                  "first": f"{v['width']}'d{v['first']}", "next": _shift_add(v["lin"])})
+                continue
             name, w, b, pa = v["name"], v["width"], v["mod"], v["pa"]
             terms = []
             for p, (piece, ma) in enumerate(self.pieces):
@@ -328,6 +346,30 @@ class Control:
     def next_values(self) -> list[str]:
         self._build()
         return self.next_x
+
+
+TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider
+
+
+def _table(t: str, top: int, b: int, wb: int) -> str:
+    """(t mod b) for t in [0, top] as a constant table indexed by t: synthesis makes a few LUT levels
+    of the index bits from it, where `%` would be a divider's carry chains on the control path."""
+    bits = sum((i % b) << (i * wb) for i in range(top + 1))
+    n = (top + 1) * wb
+    return f"{n}'h{bits:x} >> ($unsigned({t}) * {wb})"
+
+
+def _shift_add(terms: list[tuple[str, int]]) -> str:
+    """Σ stride · nx_v over (v, stride) as shifted copies of the next values (constant strides:
+    a few adders, no multiplier)."""
+    parts = []
+    for name, stride in terms:
+        k = 0
+        while stride >> k:
+            if (stride >> k) & 1:
+                parts.append(f"nx_{name}" if k == 0 else f"{{nx_{name}, {k}'d0}}")
+            k += 1
+    return " + ".join(parts)
 
 
 def control(proc: Process, values: dict[str, int]) -> Control:

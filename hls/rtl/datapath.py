@@ -20,7 +20,8 @@ operands arrive after its `in_budget` starts one stage later.  So no register-to
 the datapath exceeds the period in the delay model, and the extra stages are part of the depth that
 `generate.process_latencies` gives the cycle model.  Registers arrive at `delay.REG`; read ports at
 `delay.PORT` (a FIFO's output register through the channel multiplexer, which selects on guards
-computed a cycle ahead, `control.py`) at whatever stage they are taken, so a port read late
+computed a cycle ahead, `control.py`; a pipelined operator takes them through a register) at whatever
+stage they are taken, so a port read late
 (`late_reads`) schedules exactly like one read at issue and delayed.
 
 Delay registers and operators advance on the enable of their pipeline segment: one segment unless
@@ -88,6 +89,7 @@ class Datapath:
     spans: list[tuple[int, int]] = field(default_factory=list)  # (start, end) stages of each operator instance
     arrival: dict[str, float] = field(default_factory=dict)  # signal -> ns after its stage's clock edge
     ports: set[str] = field(default_factory=set)  # read ports and scalar inputs: `delay.PORT` at every stage
+    port_arrival: dict[str, float] = field(default_factory=dict)  # a slower read port (a buffer's): its arrival
     stable: set[str] = field(default_factory=set)  # constants and scalar arguments: the same at every stage
     boolean: set[str] = field(default_factory=set)  # results of comparisons and logic operators: 0 or 1
     loop: set[str] = field(default_factory=set)  # signals computed from a recurrence's read port (see `schedule`)
@@ -122,7 +124,7 @@ class Datapath:
         if name in self.stable:
             return 0.0 if name not in self.ports else delay.REG
         if name in self.ports:
-            return delay.PORT
+            return self.port_arrival.get(name, delay.PORT)
         if self.stage[name] < stage:
             return delay.REG
         return self.arrival.get(name, delay.REG)
@@ -171,8 +173,8 @@ class Datapath:
             in_budget = spec.in_budget
         elif spec.latency == 0:  # combinational (fneg, fabs): a LUT level
             in_budget = delay.budget() - delay.lut_levels(1)
-        else:  # the first stage of a pipelined operator is a full stage of logic: operands from a port or register
-            in_budget = delay.PORT
+        else:  # the first stage of a pipelined operator is a full stage of logic: operands from a register
+            in_budget = delay.REG + delay.lut_levels(1)  # or an operator's output multiplexer, not a read port
         if operands and max(self.arrives(o, start) for o in operands) > max(in_budget, delay.REG):
             for o in operands:  # registered at the end of this stage (a port read late is read here)
                 self.use(o, start)

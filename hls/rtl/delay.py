@@ -20,7 +20,7 @@ import math
 
 from .clock import period_ns
 
-__all__ = ["REG", "PORT", "LOOP_MHZ", "loop_budget", "ROUTE", "LUT", "MULT18", "SETUP", "MARGIN", "budget", "add", "compare", "equal", "logic",
+__all__ = ["REG", "PORT", "buffer_port", "LOOP_MHZ", "loop_budget", "ROUTE", "LUT", "MULT18", "SETUP", "MARGIN", "budget", "add", "compare", "equal", "logic",
            "select", "shift", "mult18", "lut_levels", "max_chunk", "DSP_CHUNK"]
 
 REG = 0.55  # clock to output of a flip-flop
@@ -31,9 +31,20 @@ CARRY_BIT = 0.035  # per bit along the chain (0.07 per CCU2C of two bits)
 CARRY_OUT = 0.42  # the sum output of the last CCU2C
 MULT18 = 3.95  # MULT18X18D, inputs to product, unregistered
 SETUP = 0.1
-PORT = REG + ROUTE + LUT  # a read port: a FIFO's output register (or buffer RAM), then the channel multiplexer
+# a read port: a FIFO's output queue register, its head multiplexer, then the channel multiplexer
+# (post-route: 3.8 ns from the queue's pointer register to the logic behind a single-channel port)
+PORT = REG + 2 * (ROUTE + LUT)
+LUTRAM_WORDS = 16  # words of one distributed RAM block (TRELLIS_DPR16X4)
 MARGIN = 0.6  # placement variance: a path modelled at the budget still meets the clock
 DSP_CHUNK = 18  # unsigned operand bits of one MULT18X18D
+
+
+def buffer_port(size: int) -> float:
+    """A buffer channel's read port: its slot address (a register) into distributed RAM, the read,
+    the multiplexer over the RAM blocks (two inputs per LUT4 level, counting the slice muxes), then
+    the channel multiplexer: slower than a FIFO's, whose word waits in a register."""
+    blocks = max(1, math.ceil(size / LUTRAM_WORDS))
+    return PORT + lut_levels(1 + math.ceil(math.log2(blocks) / 2))
 
 
 def budget() -> float:

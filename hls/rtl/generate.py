@@ -8,6 +8,7 @@ array.  Templates are logic-free: this module computes every name, width and exp
 
 from __future__ import annotations
 
+import re
 import weakref
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from ..dpn.network import Channel, ChannelKind, Process, ProcessKind, ProcessNet
 from ..poly import isl_utils as iu
 from ..poly.expr import AffineValue, walk
 from ..poly.types import ScalarType
-from . import datapath
+from . import datapath, delay
 from .affine import drop_params, pw_aff_expr
 from .control import Control, control, dim_names, first_reads, last_reads, wide_names
 from .render import render
@@ -79,9 +80,12 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
+                v["addr_nx"] = ahead(v["addr"])
                 v["last"] = ctl.predicate(last_reads(c, proc), values)
-                decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last"]
-                conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last")]
+                decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last",
+                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step"]
+                conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last"),
+                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step")]
             views.append(v)
         name = f"p{k}"
         ports.append({"name": name, "what": what, "optional": optional, "channels": views,
@@ -90,12 +94,19 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
     return ports, decls, conns
 
 
-def _carry(port: dict) -> dict:
+def ahead(expr: str) -> str:
+    """A slot expression of the value registers (`control.Control.slot`) in the next cycle: each
+    register `v<k>` replaced by its load value `ld_v<k>` (`_control.v.j2`)."""
+    return re.sub(r"\bv(\d+)\b", r"ld_v\1", expr)
+
+
+def _carry(port: dict, step: str) -> dict:
     """What a port read late needs from its iteration's issue stage (channel selects, FIFO-with-
     multiplicity first reads, buffer slots and last reads), packed to travel down the pipeline."""
     name = f"lc_{port['name']}"
     fields, unpack, bit = [], [], 0
     at = f"{name}_{port['stage']}"
+    before = f"{name}_{port['stage'] - 1}"  # what the last carry register takes when its segment advances
     for c in port["channels"]:
         ch = c["chan"]
         parts = [(f"sel0_{ch}", 1, f"wire sel_{ch}")]
@@ -104,9 +115,12 @@ def _carry(port: dict) -> dict:
         if c["kind"] == "buffer":
             parts.append((f"slot0_{ch}[{c['aw'] - 1}:0]", c["aw"], f"assign {ch}_addr"))
             parts.append((f"last0_{ch}", 1, f"assign {ch}_last"))
+            unpack.append(f"assign {ch}_step = {step}")
         for expr, width, target in parts:
             fields.append(expr)
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
+            if target == f"assign {ch}_addr":
+                unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
             bit += width
     return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
 
@@ -202,7 +216,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             for p in ports:
                 p["stage"] = read_stage.get(p["signal"], 0)
                 if p["stage"]:
-                    p["carry"] = _carry(p)
+                    p["carry"] = _carry(p, f"en_seg{dp.segment(p['stage'] - 1)}")
             operators.update(dp.modules)
             used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
             sc = [s for s in scalars if s["name"] in used]
@@ -231,7 +245,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             if proc.kind == ProcessKind.LOAD:
                 outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)], ctl)
-                fields, unpack = _route(outs, source="head")
+                fields, unpack = _route(outs, source="out_route")
                 bit = _route_width(outs)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
@@ -350,6 +364,11 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
     # read ports fed by the process itself: a recurrence (an accumulator), whose logic gets the
     # relaxed budget of `delay.loop_budget` rather than extra stages (`datapath.Datapath.loop`)
     loops = {c.sink_port for c in net.inputs(proc.name) if c.producer == proc.name}
+    # read ports fed by a buffer: a read from distributed RAM at a slot address, slower than a FIFO's
+    buffers: dict[str, int] = {}
+    for c in net.inputs(proc.name):
+        if c.kind == ChannelKind.BUFFER:
+            buffers[c.sink_port] = max(buffers.get(c.sink_port, 0), c.depth)
 
     def build(dp: datapath.Datapath, read_stage: dict[str, int]) -> list[str]:
         results, port = [], 0
@@ -366,6 +385,7 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
 
             reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
             port += len(st.reads)
+            dp.port_arrival.update({reads[rid]: delay.buffer_port(size) for rid, size in buffers.items() if rid in reads})
             dp.loop.update(reads[rid] for rid in loops if rid in reads)
             _, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, library, dp, read_stage)
             results.append(res)
@@ -433,8 +453,8 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
             out[proc.name] = max(1, _at_issue(net, proc).depth)
-        elif proc.kind == ProcessKind.LOAD:
-            out[proc.name] = memory_latency + 2
+        elif proc.kind == ProcessKind.LOAD:  # request, memory, response into the output buffer
+            out[proc.name] = memory_latency + 3
         else:
             out[proc.name] = 1
     return out

@@ -53,11 +53,13 @@ class BufferChecker:
         self.data = [0] * size
         self.cov = Coverage()
         self.cycle = 0
+        self.cur = 0  # the read address the DUT was told (out_addr_nx with out_step) to expect
 
     async def reset(self) -> None:
         dut = self.dut
         dut.rst.value = 1
-        for sig in (dut.in_valid, dut.in_addr, dut.in_data, dut.out_addr, dut.out_last, dut.out_ready):
+        for sig in (dut.in_valid, dut.in_addr, dut.in_data, dut.out_addr, dut.out_last, dut.out_ready,
+                    dut.out_addr_nx, dut.out_step):
             sig.value = 0
         for _ in range(3):
             await FallingEdge(dut.clk)
@@ -67,13 +69,26 @@ class BufferChecker:
     async def step(
         self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool
     ) -> tuple[bool, bool, int]:
-        """One cycle: drive, check, update.  Returns (written, read, out_data)."""
+        """One cycle at `out_addr`: drive, check, update.  Returns (written, read, out_data).  The
+        buffer learns a new read address a cycle ahead (out_addr_nx, out_step), as from a process:
+        a change of address first spends an idle cycle announcing it."""
+        if out_addr != self.cur:
+            await self._cycle(False, 0, 0, self.cur, False, False, out_addr)
+            self.cur = out_addr
+        return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, None)
+
+    async def _cycle(
+        self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool,
+        announce: int | None,
+    ) -> tuple[bool, bool, int]:
         dut = self.dut
         await FallingEdge(dut.clk)
         dut.in_valid.value = int(in_valid)
         dut.in_addr.value = in_addr
         dut.in_data.value = in_data
         dut.out_addr.value = out_addr
+        dut.out_addr_nx.value = out_addr if announce is None else announce
+        dut.out_step.value = int(announce is not None)
         dut.out_ready.value = int(out_ready)
         dut.out_last.value = int(out_last)
         await ReadOnly()

@@ -49,6 +49,7 @@ SIM_CASES = [
     (1, 5, 0.5),
     (16, 8, 0.4),
     (64, 17, 0.6),
+    (8, 70, 0.5),  # deeper than LUTRAM_DEPTH: both head words read synchronously (block RAM)
 ]
 
 

@@ -35,11 +35,19 @@ def _accumulator(net):
     return next(c for c in net.channels if c.producer == c.consumer and c.kind.value == "fifo" and c.depth >= 2)
 
 
+# words a channel holds beyond its depth in RTL: the FIFO's consumer side and the producer's output
+# buffer (hw_templates/fifo.v.j2, process.v.j2); a channel must be this much smaller to deadlock
+EXTRA_WORDS = 4
+
+
 def _short(res, acc) -> int:
-    """One word less than the accumulator holds when the schedule is replayed: too small whatever the
-    timing (`deepen` may have made the channel deeper than that, for throughput)."""
+    """One word less than the accumulator holds when the schedule is replayed, less the words the RTL
+    keeps beyond a channel's depth: too small whatever the timing (`deepen` may have made the channel
+    deeper than that, for throughput)."""
     seq = simulate(res.network, random_inputs(res.program, 0), order="schedule", tables=res.tables)
-    return seq.max_fill[acc.name] - 1
+    short = seq.max_fill[acc.name] - 1 - EXTRA_WORDS
+    assert short >= 1, seq.max_fill[acc.name]
+    return short
 
 
 def _shrunk(net, name: str, depth: int):
