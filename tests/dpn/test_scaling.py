@@ -100,15 +100,17 @@ def _exactly_modelled(net) -> int:
                                           pytest.param("cholesky", ("N=60",), marks=pytest.mark.slow)])
 def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     """The network chosen on the corner instance, built at full size, models within 2% of the one the
-    full-size choice keeps."""
+    full-size choice keeps, and its estimate, extrapolated from the corner's model without modelling
+    the full-size network, is within 3% of that network's model."""
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 10**12)
     full = _compile(stem, defines=defines)
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
     small = _compile(stem, defines=defines)
     assert "reduced_instance" in small.timing
     assert small.timing["reduced_instance"]["instances"] * 2 <= sum(iu.card(s.domain) for s in small.program.statements)
-    assert _exactly_modelled(small.network) <= 1.02 * full.timing["estimated_cycles"]
-    assert small.timing["estimated_cycles"] == _exactly_modelled(small.network)  # modelled once at this size
+    exact = _exactly_modelled(small.network)
+    assert exact <= 1.02 * full.timing["estimated_cycles"]
+    assert abs(small.timing["estimated_cycles"] - exact) <= 0.03 * exact
 
 
 @pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=21", "NK=22")),
