@@ -359,7 +359,7 @@ def tuple_name(m) -> str:
 
 
 def last_writer(sink: isl.UnionMap, writes: isl.UnionMap, schedule: isl.UnionMap,
-                unsourced: bool = True) -> tuple[isl.UnionMap, Optional[isl.UnionMap]]:
+                unsourced: bool = True) -> tuple[isl.UnionMap, isl.UnionMap | None]:
     """Exact source function: for every read instance, the last write of the same element before it.
 
     Returns (dependences source -> sink, sink accesses with no source, or None without `unsourced`:
