@@ -107,15 +107,16 @@ class _Built:
 
 def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
              parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None,
-             config: Optional[dict] = None, chosen: Optional[_Built] = None) -> _Built:
+             config: Optional[dict] = None, chosen: Optional[_Built] = None,
+             partitioned: Optional[ProcessNetwork] = None) -> _Built:
     """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one.  A
     candidate the cycle model finds slower than `cutoff` cycles before `deepen` is not deepened; its
     estimate is None (it cannot be the one kept).  With `chosen` (the network chosen on a reduced
     instance, `_realized`), the cycle model does not run: the channels get the words `deepen` gave
     the chosen network's channels of the same names, and the estimate is extrapolated from its own."""
     stages = []
-    net = build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
-                        onchip_words=opts.local_words // 4)
+    net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
+                                       onchip_words=opts.local_words // 4)
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
@@ -408,6 +409,7 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
         tiling = with_fission(program, tiling) or tiling
     groups: Sequence[Sequence[str]] = ()
     parallel, uniform = opts.parallel, False
+    part = None  # the partition a merge is planned on, reused: it is the costliest pass at full size
     if "slabs" in cfg:
         parallel, uniform = cfg["slabs"], True
         groups = slab_groups(program, tiling, parallel)
@@ -416,7 +418,8 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
         part = build_network(program, tiling, opts.parallel, onchip_words=opts.local_words // 4)
         groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent,
                                 affinity=affinity)
-    out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small)
+    out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small,
+                   partitioned=part)
     red = out.timing["reduced_instance"]
     corner = "; ".join("x".join(map(str, b.sizes)) for b in small.network.tiling.bands if b.depth)
     small_work, full_work = red["busiest_iterations"]
