@@ -21,7 +21,7 @@ from .dpn.network import ProcessNetwork
 from .dpn.reduced import REDUCE_ABOVE, instance_count
 from .dpn.tables import NetworkTables
 from .dpn.timing import ScheduleRecorder, simulate_timing
-from .pipeline import MODEL_BELOW, Compiled
+from .pipeline import Compiled
 from .rtl.generate import process_latencies, read_stages
 
 SCHEDULE_BELOW = REDUCE_ABOVE  # statement instances up to which the compiled network is modelled again
@@ -62,10 +62,9 @@ def compiled_schedule_svg(res: Compiled) -> str:
         net, tables = res.reduced
         small = reduced.get("estimated_cycles")
         rec = recorded_schedule(net, tables, max_cycles=2 * (small or estimate) + 1000)
-        if instances > MODEL_BELOW:
-            source = f"this model's cycles scaled by {reduced['scale']} (the busiest process's iterations)"
-        else:
-            source = "one run of the model at full size"
+        small_work, full_work = reduced["busiest_iterations"]
+        source = (f"this model's {small} cycles plus one per further iteration of the busiest process "
+                  f"({full_work - small_work})")
         notes = [f"the reduced instance the network was chosen on: {reduced['instances']} of {instances} statement "
                  "instances (the corner of each tile band), the same processes;",
                  f"the compiled network's estimate in report.md, {estimate} cycles, is {source}; the full-size "

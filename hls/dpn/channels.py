@@ -32,11 +32,13 @@ Below `REPLAY_BELOW` iterations the global order is replayed on the enumerated i
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import replace
 from typing import Optional
 
 import islpy as isl
+import numpy as np
 
 from ..bounded import text_within
 from ..poly import isl_utils as iu
@@ -195,9 +197,15 @@ BOUND_ABOVE = 400_000
 
 
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
-    """The replay for a small channel (exact, and cheaper there), else `symbolic_size`: exact, or for
-    a FIFO whose count is not available the replay up to `BOUND_ABOVE` iterations and an upper bound
-    beyond, so that no large problem is enumerated."""
+    """A FIFO of up to `BOUND_ABOVE` iterations: the replay of its events (`event_replayed_depth`,
+    exact, and cheaper than barvinok there), else `symbolic_size`: exact, or the upper bound for a
+    FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`.  So
+    no large problem is enumerated."""
+    fifo = c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT)
+    if fifo and is_small(c, net, BOUND_ABOVE):
+        depth = event_replayed_depth(c, net)
+        if depth is not None:
+            return replace(c, depth=max(1, depth), max_live=max(1, depth))
     if is_small(c, net):
         return replayed_size(c, tables or NetworkTables(net))
     large = not is_small(c, net, BOUND_ABOVE)
@@ -220,8 +228,35 @@ def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
     return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
 
 
+def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
+    """The FIFO depth of `replayed_size` from the write and first-read times alone, enumerated by
+    isl into arrays (`iu.points`) and replayed in numpy: no per-instance Python objects, so a FIFO
+    that barvinok cannot count is still sized exactly at a few hundred thousand values in well under
+    a second (the tables' replay takes seconds there).  None when the times cannot be enumerated
+    that way (the caller replays the tables)."""
+    write, first, _last = _times(c, net)
+    events = write.range_product(first).range().flatten() if not write.is_empty() else None
+    if events is None:
+        return 0
+    rows = iu.fast_points(events)
+    if rows is None:
+        return None
+    d = write.dim(isl.dim_type.out)
+    n = rows.shape[0]
+    times = np.concatenate([rows[:, :d], rows[:, d:]])
+    delta = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(n, dtype=np.int64)])
+    order = np.lexsort((delta,) + tuple(times[:, k] for k in reversed(range(d))))  # reads first at a time
+    return int(np.cumsum(delta[order]).max(initial=0))
+
+
 def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
-    """Successive moduli b_k with x -> (x_k mod b_k) injective on values alive at the same time."""
+    """Successive moduli b_k with x -> (x_k mod b_k) injective on values alive at the same time.
+
+    Along dimension k, the pairs alive together that first differ there are the values sharing x's
+    first k coordinates: the largest distance to x is to their smallest or largest k-th coordinate.
+    So each prefix keeps a multiset of coordinates (two heaps with lazy deletion) instead of x being
+    compared with every live value: n log n, where a buffer with thousands of live values cost
+    seconds (memory-order tokens)."""
     events = []
     for x, ys in readers.items():
         events.append((ptime[x], 1, x))
@@ -229,19 +264,33 @@ def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
     events.sort()
     dims = len(next(iter(readers))) if readers else 0
     span = [0] * dims
-    active: set = set()
-    best = 0
+    low: dict[tuple, list[int]] = {}
+    high: dict[tuple, list[int]] = {}
+    live: dict[tuple, int] = {}
+    alive = best = 0
+
+    def top(heap: list[int], key: tuple, sign: int) -> Optional[int]:
+        while heap and not live.get((key, sign * heap[0]), 0):
+            heapq.heappop(heap)
+        return sign * heap[0] if heap else None
+
     for _t, kind, x in events:
         if kind == 0:
-            active.discard(x)
-            continue
-        for y in active:
+            alive -= 1
             for k in range(dims):
-                if x[k] != y[k]:
-                    span[k] = max(span[k], abs(x[k] - y[k]))
-                    break
-        active.add(x)
-        best = max(best, len(active))
+                live[(x[:k], x[k])] -= 1
+            continue
+        for k in range(dims):
+            key, v = x[:k], x[k]
+            lo = top(low.setdefault(key, []), key, 1)
+            hi = top(high.setdefault(key, []), key, -1)
+            if lo is not None:
+                span[k] = max(span[k], v - lo, hi - v)
+            heapq.heappush(low[key], v)
+            heapq.heappush(high[key], -v)
+            live[(key, v)] = live.get((key, v), 0) + 1
+        alive += 1
+        best = max(best, alive)
     return tuple(s + 1 for s in span), best
 
 

@@ -289,7 +289,8 @@ def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, 
         sl, ss = compact_schedules(pl.schedule, ps.schedule)  # the same order on fewer time dimensions
         schedule = isl.UnionMap.from_map(sl).union(isl.UnionMap.from_map(ss))
         for sink, source, prod, cons in ((loads, stores, st, ld), (stores, loads, ld, st)):
-            deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule)
+            deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule,
+                                     unsourced=False)
             for m in iu.union_map_pieces(deps):
                 if not m.is_empty():
                     out.append((prod, cons, iu.coalesced(m), array))

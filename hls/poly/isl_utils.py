@@ -111,6 +111,11 @@ def points(s: isl.Set) -> np.ndarray:
     return arr
 
 
+def fast_points(s: isl.Set) -> np.ndarray | None:
+    """`points` when the vectorized enumeration applies, else None (never a Python visit per point)."""
+    return _points_by_levels(s)
+
+
 _ROW_LIMIT = 20_000_000  # int64 cells of a partial enumeration (160 MB) before falling back to isl
 
 
@@ -353,15 +358,17 @@ def tuple_name(m) -> str:
     return m.get_tuple_name(isl.dim_type.set) if isinstance(m, isl.Set) else m.get_tuple_name(isl.dim_type.in_)
 
 
-def last_writer(sink: isl.UnionMap, writes: isl.UnionMap, schedule: isl.UnionMap) -> tuple[isl.UnionMap, isl.UnionMap]:
+def last_writer(sink: isl.UnionMap, writes: isl.UnionMap, schedule: isl.UnionMap,
+                unsourced: bool = True) -> tuple[isl.UnionMap, isl.UnionMap | None]:
     """Exact source function: for every read instance, the last write of the same element before it.
 
-    Returns (dependences source -> sink, sink accesses with no source).  This is the must-source
+    Returns (dependences source -> sink, sink accesses with no source, or None without `unsourced`:
+    that difference can cost minutes on a skewed corner, heat-3d's, where only the dependences
+    matter).  This is the must-source
     dataflow problem of isl's compute_flow, solved directly as a lexicographic maximum in time:
     compute_flow returned wrong last writers on strided and decrementing nests found by our fuzzer
     (tests/regressions/fuzz_5e298b25.c, fuzz_82a2f273.c), so dpn-synth does not depend on it."""
     pairs = sink.apply_range(writes.reverse()).intersect(schedule.lex_gt_union_map(schedule))  # y -> x, x before y
     latest = pairs.apply_range(schedule).lexmax().apply_range(schedule.reverse())  # y -> the last such x
     deps = latest.reverse()
-    no_source = sink.subtract_domain(latest.domain())
-    return deps, no_source
+    return deps, sink.subtract_domain(latest.domain()) if unsourced else None

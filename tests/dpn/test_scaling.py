@@ -24,6 +24,8 @@ from tests.kernels import ROOT, example_params
 # rectangular, two products, triangular, skewed stencils, a 3-d stencil, a parallel network
 CASES = [("gemm", 1), ("2mm", 4), ("cholesky", 1), ("trisolv", 1), ("jacobi-2d", 1), ("seidel-2d", 1),
          ("heat-3d", 1), ("syrk", 4)]
+SLOW = {("heat-3d", 1)}  # its compile alone takes 16 s
+PARAMS = [pytest.param(c, id=f"{c[0]}-p{c[1]}", marks=[pytest.mark.slow] if c in SLOW else []) for c in CASES]
 
 
 def _compile(stem: str, parallel: int = 1, defines=(), **params):
@@ -32,19 +34,28 @@ def _compile(stem: str, parallel: int = 1, defines=(), **params):
                        parallel=parallel))
 
 
+class _Networks(dict):
+    """The CASES' networks, each compiled when a test first asks for it: an xdist worker compiles
+    only the cases its tests run."""
+
+    def __missing__(self, case):
+        self[case] = _compile(*case)
+        return self[case]
+
+
 @pytest.fixture(scope="module")
 def networks():
-    return {case: _compile(*case) for case in CASES}
+    return _Networks()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+@pytest.mark.parametrize("case", PARAMS)
 def test_isl_typing_equals_the_enumerated_order(networks, case):
     net = networks[case].network
     tables = NetworkTables(net)
     assert [channel_in_order(c, net) for c in net.channels] == [in_order_pairs(c, tables) for c in net.channels]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+@pytest.mark.parametrize("case", PARAMS)
 def test_symbolic_sizes_equal_the_replay(networks, case):
     """Where the relations decide a size (buffers always; FIFOs with barvinok's exact bound), it is the
     replay's size: moduli, depth, and the count of values alive together."""
@@ -65,7 +76,7 @@ def test_symbolic_sizes_equal_the_replay(networks, case):
         assert decided >= len(net.channels) // 2
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{s}-p{p}" for s, p in CASES])
+@pytest.mark.parametrize("case", PARAMS)
 def test_fifo_bound_holds_the_replayed_depth_and_runs(networks, case):
     """The FIFO depth used where no exact count is available (the product of the buffer moduli) is
     at least the replayed depth; the network with every FIFO at that bound still computes gcc's
@@ -100,15 +111,17 @@ def _exactly_modelled(net) -> int:
                                           pytest.param("cholesky", ("N=60",), marks=pytest.mark.slow)])
 def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     """The network chosen on the corner instance, built at full size, models within 2% of the one the
-    full-size choice keeps."""
+    full-size choice keeps, and its estimate, extrapolated from the corner's model without modelling
+    the full-size network, is within 3% of that network's model."""
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 10**12)
     full = _compile(stem, defines=defines)
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
     small = _compile(stem, defines=defines)
     assert "reduced_instance" in small.timing
     assert small.timing["reduced_instance"]["instances"] * 2 <= sum(iu.card(s.domain) for s in small.program.statements)
-    assert _exactly_modelled(small.network) <= 1.02 * full.timing["estimated_cycles"]
-    assert small.timing["estimated_cycles"] == _exactly_modelled(small.network)  # modelled once at this size
+    exact = _exactly_modelled(small.network)
+    assert exact <= 1.02 * full.timing["estimated_cycles"]
+    assert abs(small.timing["estimated_cycles"] - exact) <= 0.03 * exact
 
 
 @pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=21", "NK=22")),

@@ -288,6 +288,7 @@ def test_auto_tiling_keeps_the_aligned_band_for_mvt():
     _check(res, seeds=(3,))
 
 
+@pytest.mark.slow  # a second 2mm compile without the cutoff: 21 s
 def test_the_model_cutoff_drops_only_candidates_that_cannot_win(monkeypatch, two_mm_auto):
     """Candidates are modelled only up to `CUTOFF` x the best estimate so far: 2mm's source point
     orders (a reduction innermost) are cut off, and the network kept is the one an unbounded
