@@ -203,14 +203,13 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     exact, and cheaper than barvinok there), else `symbolic_size`: exact, or the upper bound for a
     FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`.  So
     no large problem is enumerated."""
-    fifo = c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT)
-    if fifo and is_small(c, net, BOUND_ABOVE):
+    large = not is_small(c, net, BOUND_ABOVE)
+    if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         depth = event_replayed_depth(c, net)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     if is_small(c, net):
         return replayed_size(c, tables or NetworkTables(net))
-    large = not is_small(c, net, BOUND_ABOVE)
     return symbolic_size(c, net, bound_large=large) or replayed_size(c, tables or NetworkTables(net))
 
 
@@ -237,10 +236,9 @@ def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
     a second (the tables' replay takes seconds there).  None when the times cannot be enumerated
     that way (the caller replays the tables)."""
     write, first, _last = _times(c, net)
-    events = write.range_product(first).range().flatten() if not write.is_empty() else None
-    if events is None:
+    if write.is_empty():
         return 0
-    rows = iu.fast_points(events)
+    rows = iu.fast_points(write.range_product(first).range().flatten())
     if rows is None:
         return None
     d = write.dim(isl.dim_type.out)
