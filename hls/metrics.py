@@ -39,7 +39,7 @@ def compulsory_by_array(program: PolyProgram) -> dict[str, int]:
             sets[key] = sets[key].union(rng) if key in sets else rng
     out: dict[str, int] = {}
     for (array, _kind), s in sorted(sets.items()):
-        out[array] = out.get(array, 0) + iu.card(s.coalesce())
+        out[array] = out.get(array, 0) + iu.card(iu.coalesced(s))
     return out
 
 

@@ -320,7 +320,7 @@ def split_by_depth(c: Channel, net: ProcessNetwork, tile_dims: int) -> list[isl.
         parts.append(c.relation.intersect(order))
     same = p.schedule.apply_range(_prefix_order(dims, tile_dims, False)).apply_range(q.schedule.reverse())
     parts.append(c.relation.intersect(same))
-    return [m.coalesce() for m in parts if not m.is_empty()]
+    return [iu.coalesced(m) for m in parts if not m.is_empty()]
 
 
 def fifoize(net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> ProcessNetwork:

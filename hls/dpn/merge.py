@@ -125,7 +125,7 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             img = p.schedule.range()
             stamps = img if stamps is None else stamps.union(img)
         assert stamps is not None
-        stamps = stamps.coalesce()
+        stamps = iu.coalesced(stamps)
         proj = isl.Map.identity(isl.Space.map_from_set(stamps.get_space())).intersect_domain(stamps)
         for d in reversed(range(stamps.dim(isl.dim_type.set))):
             if iu.constant_dim(stamps, d, values) is not None:
@@ -139,9 +139,9 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             for m in p.members:
                 inst = phi.reverse().apply_range(m.instance)
                 instances[m.statement] = inst if m.statement not in instances else instances[m.statement].union(inst)
-        members = [Member(st, inst.coalesce()) for st, inst in instances.items()]
-        domain = proj.range().coalesce()
-        merged[name] = Process(name, ProcessKind.COMPUTE, domain, proj.reverse().intersect_domain(domain).coalesce(),
+        members = [Member(st, iu.coalesced(inst)) for st, inst in instances.items()]
+        domain = iu.coalesced(proj.range())
+        merged[name] = Process(name, ProcessKind.COMPUTE, domain, iu.coalesced(proj.reverse().intersect_domain(domain)),
                                procs[0].loc, members=tuple(members))
     out = ProcessNetwork(net.program, net.time_dims, net.stage)
     out.tiling = net.tiling
@@ -158,7 +158,7 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             rel, prod = embed[prod].reverse().apply_range(rel), new_name[prod]
         if cons in embed:
             rel, cons = rel.apply_range(embed[cons]), new_name[cons]
-        out.add_channel(replace(c, producer=prod, consumer=cons, relation=rel.coalesce()))
+        out.add_channel(replace(c, producer=prod, consumer=cons, relation=iu.coalesced(rel)))
     out.verify()
     return out
 

@@ -28,6 +28,8 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 
 import islpy as isl
 
+from ..poly import isl_utils as iu
+
 CTX = isl.DEFAULT_CONTEXT
 B = "b"
 #: whether isl.Set.card (barvinok) exists in this islpy build; closed forms use interpolation either way
@@ -281,7 +283,7 @@ def tile_domain(D: isl.Set, ratios: Sequence[int], *, coalesce: bool = True) -> 
         bld = _Builder([f"x{j}b" for j in range(n)] + [f"x{j}l" for j in range(n)],
                        [f"p{j}b" for j in range(m)] + [f"p{j}l" for j in range(m)] + [B])
         result = isl.Set.empty(bld.space)
-    return _finish_set(result.coalesce() if coalesce else result, tuple_name, set_names, params)
+    return _finish_set(iu.coalesced(result) if coalesce else result, tuple_name, set_names, params)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -443,7 +445,7 @@ def tile_affine_function(f: Union[isl.MultiAff, isl.PwMultiAff, isl.Map], ratios
         result = part if result is None else result.union(part)
     if result is None:
         return tile_relation(isl.Map.empty(f.get_space()), ratios_in, ratios_out)
-    return result.coalesce() if coalesce else result
+    return iu.coalesced(result) if coalesce else result
 
 
 def _rename(s: isl.Set, names: Sequence[str], tuple_name: Optional[str]) -> isl.Set:
@@ -503,7 +505,7 @@ def instantiate(obj, value: int, params: Optional[Mapping[str, int]] = None,
         text = ", ".join(params)
         obj = obj.intersect_params(isl.Set.read_from_str(
             CTX, f"[{text}] -> {{ : " + " and ".join(f"{k} = {int(v)}" for k, v in params.items()) + " }"))
-    return obj.coalesce()
+    return iu.coalesced(obj)
 
 
 def _tiling_map(names: Sequence[str], sizes: Sequence[int], tuple_name: Optional[str]) -> isl.Map:
@@ -536,7 +538,7 @@ def fixed_tile_domain(D: isl.Set, sizes: Sequence[int]) -> isl.Set:
     sizes = _check_sizes(sizes, D.dim(_SET))
     names = _dim_names(D, _SET, "i")
     tn = D.get_tuple_name() if D.has_tuple_name() else None
-    return D.apply(_tiling_map(names, sizes, tn)).coalesce()
+    return iu.coalesced(D.apply(_tiling_map(names, sizes, tn)))
 
 
 def fixed_tile_map(f: Union[isl.MultiAff, isl.PwMultiAff, isl.Map], sizes_in: Sequence[int],
@@ -549,7 +551,7 @@ def fixed_tile_map(f: Union[isl.MultiAff, isl.PwMultiAff, isl.Map], sizes_in: Se
     in_names, out_names, it, ot = _map_names(f)
     t_in = _tiling_map(in_names, _check_sizes(sizes_in, f.dim(_IN)), it)
     t_out = _tiling_map(out_names, _check_sizes(sizes_out, f.dim(_OUT)), ot)
-    return t_in.reverse().apply_range(f).apply_range(t_out).coalesce()
+    return iu.coalesced(t_in.reverse().apply_range(f).apply_range(t_out))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -129,7 +129,7 @@ def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str
     for d in program.flow.dependences:
         array = program.access(d.sink_access).array
         if group.get(d.source) != group.get(d.sink) and program.arrays[array].is_arg:
-            carried[array] = carried.get(array, 0) + iu.card(d.relation.domain().coalesce())
+            carried[array] = carried.get(array, 0) + iu.card(iu.coalesced(d.relation.domain()))
     out: set[str] = set()
     used = 0
     for name in program.arrays:
@@ -177,16 +177,16 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 if not program.arrays[r.array].is_arg or (r.array in onchip and group[d.source] != group[st.name]):
                     same, cross = d.relation, d.relation.subtract(d.relation)
                 if not same.is_empty():
-                    local.append((d.source, same.coalesce(), r.id))
+                    local.append((d.source, iu.coalesced(same), r.id))
                 if not cross.is_empty():
                     from_memory.append(cross.range())
                     src = program.statement(d.source)
                     w = band[d.source].flat_range_product(src.write.relation).intersect_domain(cross.domain())
                     mem_writes.setdefault(r.array, []).append(w.set_tuple_name(isl.dim_type.out, store_name(r.array)))
             if from_memory:
-                ys = _union_maps(from_memory).coalesce()
+                ys = iu.coalesced(_union_maps(from_memory))
                 m = band[st.name].flat_range_product(r.relation).intersect_domain(ys)
-                mem_reads[r.id] = m.set_tuple_name(isl.dim_type.out, load_name(r.array)).coalesce()
+                mem_reads[r.id] = iu.coalesced(m.set_tuple_name(isl.dim_type.out, load_name(r.array)))
     for wid, m in flow.live_out.items():
         acc = program.access(wid)
         w = band[acc.statement].flat_range_product(acc.relation).intersect_domain(m.domain())
@@ -199,8 +199,8 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         t = m.reverse().apply_range(_extend(sched[acc.statement], LOAD_SLOT, read_index[rid]))
         firsts[acc.array] = t if acc.array not in firsts else firsts[acc.array].union(t)
     for array in sorted(firsts, key=list(program.arrays).index):
-        s = firsts[array].lexmin().coalesce()
-        net.add_process(Process(load_name(array), ProcessKind.LOAD, s.domain().coalesce(), s,
+        s = iu.coalesced(firsts[array].lexmin())
+        net.add_process(Process(load_name(array), ProcessKind.LOAD, iu.coalesced(s.domain()), s,
                                 program.arrays[array].loc, array=array, band_dims=nb))
     parts = _parts(program, tiling, parallel, uniform)
     for st in program.statements:
@@ -215,15 +215,15 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         u = isl.UnionMap.empty(ms[0].get_space().params())
         for m in ms:
             u = u.union(isl.UnionMap.from_map(m))
-        writers[array] = u.coalesce()  # { S[x] -> STORE_A[b, m] } over several statements
+        writers[array] = iu.coalesced(u)  # { S[x] -> STORE_A[b, m] } over several statements
     for array in sorted(writers, key=list(program.arrays).index):
         t = None
         for piece in iu.union_map_pieces(writers[array]):
             stmt = piece.get_tuple_name(isl.dim_type.in_)
             tp = piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0))
             t = tp if t is None else t.union(tp)
-        t = t.coalesce()
-        net.add_process(Process(store_name(array), ProcessKind.STORE, t.domain().coalesce(), t,
+        t = iu.coalesced(t)
+        net.add_process(Process(store_name(array), ProcessKind.STORE, iu.coalesced(t.domain()), t,
                                 program.arrays[array].loc, array=array, band_dims=nb))
 
     channels: list[Channel] = []

@@ -147,7 +147,7 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
             if placed is None:
                 return None
             hyperplanes[st], windows = placed
-            domains[st] = hyperplanes[st].intersect_range(_window_box(windows)).domain().coalesce()
+            domains[st] = iu.coalesced(hyperplanes[st].intersect_range(_window_box(windows)).domain())
             if domains[st].is_empty():
                 return None
             reach = [max(r, end) for r, (_first, end) in zip(reach, windows)]

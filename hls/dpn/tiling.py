@@ -295,7 +295,7 @@ def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: in
         slab = isl.Set(f"{{ [{', '.join(f)}] : {part * width} <= {local} < {(part + 1) * width} }}")
         dom = band.hyperplanes[statement].intersect_range(slab).domain().intersect(domain)
         if not dom.is_empty():
-            out.append((part, iu.reread(dom.coalesce())))
+            out.append((part, iu.reread(iu.coalesced(dom))))
     return out
 
 
@@ -327,7 +327,7 @@ def tiled_schedule(program: PolyProgram, bands: Sequence[TileBand]) -> isl.Union
                 body = [str(pos) if band.fission else "0"] + body
             text = f"{{ [{', '.join(f + inner + t)}] -> [{', '.join([str(g)] + tiles + body + t)}] }}"
             out = out.union(isl.UnionMap.from_map(src.apply_range(isl.Map(text))))
-    return out.coalesce()
+    return iu.coalesced(out)
 
 
 def conflicts(program: PolyProgram) -> isl.UnionMap:
@@ -450,7 +450,7 @@ def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
             continue
         img = iu.union((isl.UnionSet.from_set(a.relation.intersect_domain(program.statement(a.statement).domain)
                                               .range()) for a in acc), isl.UnionSet.empty(arr.extent.get_space().params()))
-        elems += sum(iu.card(x) for x in iu.union_set_pieces(img.coalesce()))
+        elems += sum(iu.card(x) for x in iu.union_set_pieces(iu.coalesced(img)))
     return elems
 
 

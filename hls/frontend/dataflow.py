@@ -30,7 +30,7 @@ def analyze_dataflow(program: PolyProgram) -> PolyProgram:
             sink = isl.UnionMap.from_map(r.relation).intersect_params(program.context)
             found, no_src = iu.last_writer(sink, writes, sched)
             for m in iu.union_map_pieces(found):
-                m = m.coalesce()
+                m = iu.coalesced(m)
                 if not m.is_empty():
                     deps.append(Dependence(m.get_tuple_name(isl.dim_type.in_), s.name, r.id, m))
             pieces = [m for m in iu.union_map_pieces(no_src) if not m.is_empty()]
@@ -43,7 +43,7 @@ def analyze_dataflow(program: PolyProgram) -> PolyProgram:
                     example = iu.sample(m.wrap())
                     raise CompileError(r.loc, f"`{r.text}` reads local `{r.array}` before it is written"
                                               + (f" (e.g. at {_point(m, example)})" if example else ""))
-                live_in[r.id] = m.coalesce()
+                live_in[r.id] = iu.coalesced(m)
     deps.sort(key=lambda d: (_stmt_index(d.sink_access), d.sink_access, _stmt_index(d.source)))
     return replace(program, flow=DataFlow(tuple(deps), live_in, _live_out(program, sched)))
 
@@ -65,7 +65,7 @@ def _live_out(program: PolyProgram, sched: isl.UnionMap) -> dict[str, isl.Map]:
         last = elem_time.lexmax().apply_range(sched.reverse())  # element -> instance
         for m in iu.union_map_pieces(last.reverse()):
             stmt = m.get_tuple_name(isl.dim_type.in_)
-            out[f"{stmt}.w"] = m.coalesce()
+            out[f"{stmt}.w"] = iu.coalesced(m)
     return dict(sorted(out.items(), key=lambda kv: _stmt_index(kv[0])))
 
 

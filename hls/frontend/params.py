@@ -57,7 +57,7 @@ def check_bounds(program: PolyProgram) -> PolyProgram:
             if ok_params.intersect(runs).is_empty():
                 raise CompileError(acc.loc, _describe(acc, bad, program))
             ctx = ctx.intersect(ok_params)
-    return replace(program, context=ctx.coalesce())
+    return replace(program, context=iu.coalesced(ctx))
 
 
 def bind_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProgram:

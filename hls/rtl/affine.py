@@ -15,6 +15,8 @@ from typing import Sequence
 
 import islpy as isl
 
+from ..poly import isl_utils as iu
+
 CW = 32  # control word width
 
 
@@ -78,7 +80,7 @@ def basic_set_expr(b: isl.BasicSet, names: Sequence[str]) -> str:
 
 def set_expr(s: isl.Set, names: Sequence[str]) -> str:
     """Membership test of the point `names` in `s` (params already eliminated)."""
-    s = s.compute_divs().coalesce()
+    s = iu.coalesced(s.compute_divs())
     if s.is_empty():
         return "1'b0"
     if s.plain_is_universe():
@@ -251,7 +253,7 @@ class SizedPrinter:
         return " && ".join(conds) if conds else "1'b1"
 
     def set(self, s: isl.Set) -> str:
-        s = s.compute_divs().coalesce()
+        s = iu.coalesced(s.compute_divs())
         if s.is_empty():
             return "1'b0"
         if s.plain_is_universe():

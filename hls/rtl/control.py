@@ -100,7 +100,7 @@ class Control:
 
     def _guard(self, s: isl.Set) -> str:
         """The register holding [x ∈ s] (s ⊆ domain) for the current iteration; shared by equal sets."""
-        key = str(s.gist(self.dom).coalesce())
+        key = str(iu.coalesced(s.gist(self.dom)))
         if key not in self._guards:
             self._guards[key] = (f"g{len(self._guards)}", s)
         return self._guards[key][0]
