@@ -257,7 +257,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             stmt = piece.get_tuple_name(isl.dim_type.in_)
             for p, _, dp in parts[stmt]:
                 add((p, stmt), (sn, sn), piece.intersect_domain(dp), array, f"{stmt}.w", "mem", "io")
-    for producer, consumer, rel, array in _memory_order(net, program):
+    for producer, consumer, rel, array in memory_order(net, program):
         add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")
     for c in channels:
         net.add_channel(c)
@@ -265,7 +265,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     return net
 
 
-def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
+def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
     """Token channels between the load and store processes of each array.
 
     A load must wait for the last store of its element before it (read after write through memory);
@@ -300,7 +300,7 @@ def _memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, 
 
 
 def memory_order_exact(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
-    """`_memory_order` solved on the processes' time stamps (isl's last-writer problem): the oracle
+    """`memory_order` solved on the processes' time stamps (isl's last-writer problem): the oracle
     its tests compare with."""
     out = []
     for array in program.arrays:

@@ -157,3 +157,24 @@ def test_a_large_matrix_multiply_compiles_with_bounded_analysis():
     assert instances == ni * nj * (nk + 1)
     assert res.timing["reduced_instance"]["instances"] < 20_000
     assert instances <= res.timing["estimated_cycles"] < 2 * instances
+
+
+@pytest.mark.parametrize("stem,tile,local_words", [("2mm", "auto", 64), ("lu", "4,4,4", 8192),
+                                                    ("seidel-2d", "2,8,8", 8192), ("cholesky", "4,4,4", 8192)])
+def test_memory_order_on_band_coordinates_equals_the_last_writer(stem, tile, local_words):
+    """The token channels between an array's loads and stores, solved on the band coordinates, are
+    the exact last-writer relations over the processes' time stamps."""
+    from hls.dpn.partition import memory_order, memory_order_exact
+    path = ROOT / "examples" / f"{stem}.c"
+    res = run(Options(str(path), params=example_params(path), tile=tile, local_words=local_words))
+
+    def by_pair(rels):
+        out = {}
+        for prod, cons, rel, array in rels:
+            key = (prod, cons, array)
+            out[key] = rel if key not in out else out[key].union(rel)
+        return out
+
+    fast, exact = by_pair(memory_order(res.network, res.program)), by_pair(memory_order_exact(res.network, res.program))
+    assert fast.keys() == exact.keys() and fast
+    assert all(fast[k].is_equal(exact[k]) for k in fast)
