@@ -508,16 +508,15 @@ def name_critical_path(hops: Sequence[Mapping], files: Mapping[str, str], top: s
         if mod is None or mod not in texts:
             return None
         decls = declared(mod)
-        sig = re.match(r"[A-Za-z_]\w*", rest)
-        if not sig:
-            return None
-        cand = sig.group(0)
-        while cand and cand not in decls:  # `n2_MULT18X18D_P9` -> `n2`
-            cand = cand.rsplit("_", 1)[0] if "_" in cand else ""
-        if not cand:
-            return None
-        kind, stmt = _classify_line(kinds[mod], texts[mod], sections.get(mod, []), decls[cand])
-        return inst, kind, stmt
+        for part in rest.split("."):  # past generate-block names: `u_c1.g_ram.fly_q` -> `fly_q`
+            sig = re.match(r"[A-Za-z_]\w*", part)
+            cand = sig.group(0) if sig else ""
+            while cand and cand not in decls:  # `n2_MULT18X18D_P9` -> `n2`
+                cand = cand.rsplit("_", 1)[0] if "_" in cand else ""
+            if cand:
+                kind, stmt = _classify_line(kinds[mod], texts[mod], sections.get(mod, []), decls[cand])
+                return inst, kind, stmt
+        return None
 
     def locate(hop: Mapping) -> Optional[tuple[str, str, str]]:
         if not hop.get("sources"):
@@ -537,9 +536,11 @@ def name_critical_path(hops: Sequence[Mapping], files: Mapping[str, str], top: s
             else:
                 inst = prefix or mod
             return inst, kind, stmt
-        return None
+        return by_name(hop)  # defined in the tool's cell library only (a LUT's techmap line)
 
     located: list[Optional[tuple[str, str, str]]] = [locate(h) if h["type"] == "routing" else None for h in hops]
+    if hops and not any(located):  # no net located: the registers the path starts and ends at
+        located[0], located[-1] = by_name(hops[0]), by_name(hops[-1])
     # logic hops: the net they drive; unlocated nets: the hop before
     for k in range(len(hops)):
         if located[k] is None and hops[k]["type"] != "routing":

@@ -196,8 +196,11 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
         return _field(bits, entry["fields"][name]) if name in entry["fields"] else None
 
     def fill(c: dict) -> str:
+        """Words counted / the most the count reaches: a FIFO counts its input register's word too
+        (hw_templates/fifo.v.j2), a buffer its full slots."""
         n = get(c, "count")
-        return f"{'?' if n is None else n}/{c['depth']}"
+        cap = c["depth"] + (0 if c["kind"] == "buffer" else 1)
+        return f"{'?' if n is None else n}/{cap}"
 
     waits: dict[str, list[str]] = {p["name"]: [] for p in debug["processes"]}
     unfinished = [p for p in debug["processes"] if get(p, "finished") != 1]

@@ -153,6 +153,24 @@ def test_critical_path_named_in_our_terms():
     assert cp["logic_ns"] == pytest.approx(39.65) and cp["routing_ns"] == pytest.approx(68.37)
 
 
+def test_a_path_inside_a_generate_block_is_named():
+    """Net names of signals declared in a generate block carry the block's name (`u_c5.g_ram.fly_q`),
+    and a net defined only in the tool's cell library is located by its name: the FIFO's own
+    registers, not an unnamed path."""
+    fifo = ("module dpn_fifo (input clk);\n    generate\n        if (1) begin : g_ram\n"
+            "            reg fly_q;\n        end\n    endgenerate\n    reg [31:0] q0, q1, q2;\nendmodule\n")
+    files = {**FILES, "dpn_fifo.v": fifo}
+    hops = [{"type": "clk-to-q", "name": "u_c5.g_ram.fly_q_TRELLIS_FF_Q.Q", "delay": 0.52, "total": 0.52,
+             "sources": []},
+            {"type": "routing", "name": "u_c5.g_ram.fly_q", "delay": 2.0, "total": 2.52,
+             "sources": [("/share/lattice/cells_map_trellis.v", 108)]},  # a LUT's techmap line only
+            {"type": "logic", "name": "u_c5.q1_TRELLIS_FF_Q_DI_LUT4_Z.F", "delay": 0.24, "total": 2.76, "sources": []},
+            {"type": "setup", "name": "u_c5.q1_TRELLIS_FF_Q.DI", "delay": 0.0, "total": 2.76, "sources": []}]
+    cp = pnr.name_critical_path(hops, files, "kernel_gemm_int_top")
+    assert (cp["process"], cp["kind"]) == ("c5", "channel FIFO"), cp
+    assert cp["summary"].startswith("channel c5, channel FIFO") and cp["delay_ns"] == pytest.approx(2.76)
+
+
 def test_cli_missing_tools(monkeypatch, capsys):
     monkeypatch.setattr(pnr, "find_nextpnr", lambda: None)
     rc, _out, err = run_cli(["estimate", str(ROOT / "examples" / "gemm-int.c"), "--target", "ecp5", "--pnr"], capsys)

@@ -5,7 +5,8 @@ process may then wait for its consumer at every value, and parallel processes ru
 model here runs the network the way the RTL does:
 
 - a process starts at most one iteration per cycle, once every value the iteration reads at issue is
-  in its channel; the values it writes come out of its pipeline `latency` cycles later, in order;
+  in its channel; the values it writes come out of its pipeline `latency` cycles later, in order, and
+  their consumers see them `1 + CHANNEL_INPUT_DELAY` cycles after that;
 - an operand read later (`read_stage`, from `hls.rtl.datapath.late_reads`) is waited for when the
   iteration reaches that stage: the stages before it hold (no issue either), the ones after it drain;
 - when the channel a result goes to is full, the whole pipeline of the process waits;
@@ -29,6 +30,11 @@ from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
 
 MEMORY_LATENCY = 4  # the simulation memory's default (docs/rtl-interface.md)
+# A word written to a channel waits this many cycles in the channel's input register (a FIFO's) or
+# queue (a buffer's) before its consumer can see it: the consumer's operand flags are registers
+# computed a cycle ahead, and a buffer's slot lookup is off the producer's handshake
+# (docs/rtl-timing.md)
+CHANNEL_INPUT_DELAY = 1
 
 
 @dataclass
@@ -193,7 +199,10 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     plan = plan_.steps
     position = {p.name: k for k, p in enumerate(procs)}
     buffered = {c.name: c.kind == ChannelKind.BUFFER for c in chans}
-    cap = {c.name: (depth or {}).get(c.name, c.depth) for c in chans}
+    # a FIFO holds one word more in its input register (a buffer's queue is not modelled: a producer
+    # waits at a full slot here, a little later in the RTL)
+    cap = {c.name: (depth or {}).get(c.name, c.depth) + (0 if buffered[c.name] else CHANNEL_INPUT_DELAY)
+           for c in chans}
     avail: dict[str, dict[tuple, int]] = {c.name: {} for c in chans}
     fill = {c.name: 0 for c in chans}
     slots: dict[str, set[int]] = {c.name: set() for c in chans}
@@ -322,7 +331,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     was_frozen[i] = True
                 else:
                     for c, x, slot in outs:
-                        avail[c.name][x] = t + 1
+                        avail[c.name][x] = t + 1 + CHANNEL_INPUT_DELAY
                         fill[c.name] += 1
                         if buffered[c.name]:
                             slots[c.name].add(slot)

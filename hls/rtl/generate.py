@@ -53,7 +53,13 @@ class RtlDesign:
 def _chan_view(c: Channel) -> dict:
     aw = clog2(c.depth) if c.kind == ChannelKind.BUFFER else 0
     return {"name": c.name, "kind": c.kind.value, "width": c.width, "depth": c.depth, "aw": aw,
-            "count_width": clog2(c.depth + 1) if c.kind == ChannelKind.FIFO else clog2(c.depth + 1)}
+            "count_width": count_width(c)}
+
+
+def count_width(c: Channel) -> int:
+    """Bits of a channel's fill count: a FIFO counts its input register's word too (up to DEPTH + 1,
+    hw_templates/fifo.v.j2), a buffer its full slots."""
+    return clog2(c.depth + 1) if c.kind == ChannelKind.BUFFER else clog2(c.depth + 2)
 
 
 def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups: list[tuple[str, str, bool]],
@@ -66,13 +72,20 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             continue
         width = max(c.width for c in chans)
         t = chans[0].type
+        # a port reading FIFOs only keeps its operand flag in a register computed a cycle ahead from
+        # the FIFOs' look-ahead (out_vk, out_vt): no path from a channel's flags through the fire
+        registered = all(c.kind == ChannelKind.FIFO for c in chans)
         views = []
         for c in chans:
             ch = f"{c.name}_r"
             v = {"chan": ch, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
                  "first": None, "addr": None, "last": None, "aw": 0}
+            v["sel_nx"] = ahead_guard(v["sel"])
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
             conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
+            if registered:
+                decls += [f"input {ch}_vk", f"input {ch}_vt"]
+                conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
             if c.kind == ChannelKind.FIFO_MULT:
                 v["first"] = ctl.predicate(first_reads(c, proc), values)
                 decls.append(f"output {ch}_first")
@@ -88,7 +101,7 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
                           (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step")]
             views.append(v)
         name = f"p{k}"
-        ports.append({"name": name, "what": what, "optional": optional, "channels": views,
+        ports.append({"name": name, "what": what, "optional": optional, "channels": views, "registered": registered,
                       "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
                       "signal": f"pv_{name}"})
     return ports, decls, conns
@@ -98,6 +111,12 @@ def ahead(expr: str) -> str:
     """A slot expression of the value registers (`control.Control.slot`) in the next cycle: each
     register `v<k>` replaced by its load value `ld_v<k>` (`_control.v.j2`)."""
     return re.sub(r"\bv(\d+)\b", r"ld_v\1", expr)
+
+
+def ahead_guard(expr: str) -> str:
+    """A channel selection (`control.Control.predicate`: a constant or a guard register `g<k>`) at
+    the iteration after a step: each `g<k>` replaced by its load value `ld_g<k>` (`_control.v.j2`)."""
+    return re.sub(r"\bg(\d+)\b", r"ld_g\1", expr)
 
 
 def _carry(port: dict, step: str) -> dict:
@@ -119,6 +138,8 @@ def _carry(port: dict, step: str) -> dict:
         for expr, width, target in parts:
             fields.append(expr)
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
+            if target == f"wire sel_{ch}" and port.get("registered"):  # the selection a stage before
+                unpack.append(f"wire selp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
             bit += width
@@ -216,7 +237,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             for p in ports:
                 p["stage"] = read_stage.get(p["signal"], 0)
                 if p["stage"]:
-                    p["carry"] = _carry(p, f"en_seg{dp.segment(p['stage'] - 1)}")
+                    p["carry"] = _carry(p, f"hs_seg{dp.segment(p['stage'] - 1)}")
             operators.update(dp.modules)
             used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
             sc = [s for s in scalars if s["name"] in used]
@@ -318,7 +339,7 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
         n = c.name
         f = {"w_valid": add(f"{n}_w_valid", new_group=True), "w_ready": add(f"{n}_w_ready"),
              "r_valid": add(f"{n}_r_valid"), "r_ready": add(f"{n}_r_ready"),
-             "count": add(f"{n}_count", clog2(c.depth + 1))}
+             "count": add(f"{n}_count", count_width(c))}
         if c.kind == ChannelKind.FIFO_MULT:
             f["r_first"] = add(f"{n}_r_first")
         if c.kind == ChannelKind.BUFFER:

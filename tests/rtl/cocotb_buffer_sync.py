@@ -1,9 +1,12 @@
 """cocotb testbench for hw_templates/buffer_sync.v.j2 (run by tests/rtl/test_channels.py, not by pytest).
 
 The addressable buffer is checked cycle by cycle against a Python model (one full bit and one word
-per slot): ``in_ready`` = not full[in_addr] (so a full slot refuses writes), ``out_valid`` =
-full[out_addr] with ``out_data`` = the slot's word, ``count`` = number of full slots; a write sets
-the full bit, a read with ``out_last`` clears it and a read without it changes nothing.
+per slot, and the two-word input queue): ``in_ready`` = the queue has room; the queue's head is
+written (setting its slot's full bit) on the first edge at which its slot is empty, so a word aimed
+at a full slot waits, and the words behind it too; ``out_valid`` = full[out_addr] with ``out_data``
+= the slot's word; a read with ``out_last`` clears the full bit and a read without it changes
+nothing.  The clear reaches the producer's side one edge later: a slot cleared on an edge takes no
+write on the next one, and ``count`` (the full bits of the producer's side) still counts it.
 
 Two kinds of stimulus:
 
@@ -51,6 +54,8 @@ class BufferChecker:
         self.rng = rng
         self.full = [False] * size
         self.data = [0] * size
+        self.queue: list[tuple[int, int]] = []  # the input queue: (slot, word), head first
+        self.pending: int | None = None  # the slot cleared on the last edge (still full to the producer)
         self.cov = Coverage()
         self.cycle = 0
         self.cur = 0  # the read address the DUT was told (out_addr_nx with out_step) to expect
@@ -65,6 +70,16 @@ class BufferChecker:
             await FallingEdge(dut.clk)
         dut.rst.value = 0
         self.full = [False] * self.size
+        self.queue = []
+        self.pending = None
+
+    async def drain(self) -> None:
+        """Last reads over every slot until the buffer and its input queue are empty."""
+        for _ in range(8):
+            for a in range(self.size):
+                await self.step(False, 0, 0, a, True, True)
+            if not self.queue and not any(self.full):
+                return
 
     async def step(
         self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool
@@ -98,8 +113,9 @@ class BufferChecker:
         count = int(dut.count.value)
         in_ready = bool(int(dut.in_ready.value))
         out_valid = bool(int(dut.out_valid.value))
-        assert count == sum(self.full), f"{where}: count {count}, model {sum(self.full)}"
-        assert in_ready == (not self.full[in_addr]), f"{where}: in_ready={in_ready}"
+        held = sum(self.full) + (self.pending is not None)
+        assert count == held, f"{where}: count {count}, model {held}"
+        assert in_ready == (len(self.queue) < 2), f"{where}: in_ready={in_ready}, queue {self.queue}"
         assert out_valid == self.full[out_addr], f"{where}: out_valid={out_valid}"
         got = None
         if out_valid:
@@ -108,24 +124,31 @@ class BufferChecker:
                 f"{where}: out_data {got:#x}, expected {self.data[out_addr]:#x}"
             )
 
-        written = in_valid and in_ready
+        accepted = in_valid and in_ready
+        lands = bool(self.queue) and not self.full[self.queue[0][0]] and self.pending != self.queue[0][0]
         read = out_valid and out_ready
         if in_valid and not in_ready:
             self.cov.write_refused += 1
         if out_ready and not out_valid:
             self.cov.read_not_valid += 1
+        self.pending = None
         if read:
             self.cov.reads += 1
             if out_last:
                 self.full[out_addr] = False
+                self.pending = out_addr
                 self.cov.last_reads += 1
-        if written:
-            assert not (read and out_last and out_addr == in_addr), f"{where}: same slot"
-            self.full[in_addr] = True
-            self.data[in_addr] = in_data
+        if lands:
+            slot, word = self.queue.pop(0)
+            assert not (read and out_last and out_addr == slot), f"{where}: same slot"
+            self.full[slot] = True
+            self.data[slot] = word
             self.cov.writes += 1
             if read and out_last:
                 self.cov.write_and_clear += 1
+        if accepted:
+            self.queue.append((in_addr, in_data))
+        written = accepted
         self.cov.cycles_all_full += count == self.size
         self.cov.max_count = max(self.cov.max_count, count)
         return written, read, got if got is not None else -1
@@ -166,14 +189,15 @@ async def buffer_sync_traffic(dut) -> None:
             out_last=rng.random() < p_last,
         )
 
-    # 1. Fill every slot; then a write to any slot is refused and the contents stay.
-    for a in range(size):
-        written, _, _ = await chk.step(True, a, rng.getrandbits(width), 0, False, False)
-        assert written
-    for a in range(size):
-        written, _, _ = await chk.step(True, a, rng.getrandbits(width), a, True, False)
-        assert not written, "a full slot accepted a write"
-    # Non-last reads keep the slot full, a last read empties it, then the slot can be written.
+    # 1. Fill every slot.  Non-last reads keep a slot full, a last read empties it.
+    async def fill() -> None:
+        for a in range(size):
+            written, _, _ = await chk.step(True, a, rng.getrandbits(width), 0, False, False)
+            assert written
+        await chk.step(False, 0, 0, 0, False, False)
+        assert sum(chk.full) == size and not chk.queue
+
+    await fill()
     for a in range(size):
         for _ in range(2):
             _, read, _ = await chk.step(False, 0, 0, a, True, False)
@@ -183,16 +207,26 @@ async def buffer_sync_traffic(dut) -> None:
         _, read, _ = await chk.step(False, 0, 0, a, True, True)
         assert not read
     assert sum(chk.full) == 0
+    # Writes to full slots wait in the input queue, which takes two and then refuses; the contents
+    # stay; the queued words land once their slots are emptied.
+    await fill()
+    for k in range(4):
+        written, _, _ = await chk.step(True, k % size, rng.getrandbits(width), 0, True, False)
+        assert written == (k < 2), "the input queue took a third word" if written else "the queue refused"
+    for a in range(size):
+        _, read, _ = await chk.step(False, 0, 0, a, True, False)
+        assert read
+    await chk.drain()
+    assert sum(chk.full) == 0 and not chk.queue
 
     # 2. Random traffic: fill-biased, drain-biased and balanced stretches.
     phases = [(0.7, 0.5, 0.3), (0.9, 0.3, 0.2), (0.3, 0.9, 0.7), (0.6, 0.6, 0.5)]
     for pv, pr, pl in phases:
         for _ in range(max(1, cycles // len(phases))):
             await rand_step(pv, pr, pl)
-    # Empty the buffer.
-    for a in range(size):
-        await chk.step(False, 0, 0, a, True, True)
-    assert sum(chk.full) == 0
+    # Empty the buffer and its queue.
+    await chk.drain()
+    assert sum(chk.full) == 0 and not chk.queue
 
     # 3. Token streams as the compiler uses the buffer.
     n_tokens = max(4 * size, cycles // 6)

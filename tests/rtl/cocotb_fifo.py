@@ -2,9 +2,11 @@
 
 The FIFO's contract is checked cycle by cycle against a Python deque: every accepted word comes
 out once, in order, unchanged; ``count`` is the occupancy but for the (up to) two words on the
-consumer side and never exceeds DEPTH; ``in_ready`` is low exactly when ``count`` is DEPTH (so a full FIFO accepts nothing, even while it is being popped,
+consumer side and never exceeds DEPTH + 1 (one word in the input register); ``in_ready`` is low exactly when ``count`` is DEPTH + 1 (so a full FIFO accepts nothing, even while it is being popped,
 which is what lets the compiler size FIFOs to their exact maximal occupancy); ``out_valid`` is high
-exactly when it is non-empty (show-ahead, data valid with it).
+exactly when it holds a word pushed before the last cycle (show-ahead, data valid with it: a pushed
+word waits one cycle in the input register); ``out_vk`` / ``out_vt`` foretell ``out_valid`` in the next
+cycle without / with a pop in this one.
 
 Configuration comes from the environment because the simulator, not pytest, imports this module:
 
@@ -54,6 +56,7 @@ class FifoChecker:
         self.model: deque[int] = deque()
         self.cov = Coverage()
         self.cycle = 0
+        self.fresh = 0  # words pushed on the last edge: in the input register, not visible yet
 
     async def reset(self) -> None:
         dut = self.dut
@@ -79,12 +82,15 @@ class FifoChecker:
         count = int(dut.count.value)
         in_ready = bool(int(dut.in_ready.value))
         out_valid = bool(int(dut.out_valid.value))
+        out_vk = bool(int(dut.out_vk.value))
+        out_vt = bool(int(dut.out_vt.value))
         where = f"cycle {self.cycle}"
-        assert count <= self.depth, f"{where}: count {count} exceeds DEPTH {self.depth}"
+        assert count <= self.depth + 1, f"{where}: count {count} exceeds DEPTH + 1 = {self.depth + 1}"
         # count leaves out the (up to) two words waiting on the consumer side
         assert count <= len(self.model) <= count + 2, f"{where}: count {count}, model holds {len(self.model)}"
-        assert in_ready == (count != self.depth), f"{where}: in_ready={in_ready} with count={count}"
-        assert out_valid == (len(self.model) != 0), f"{where}: out_valid={out_valid}, model {len(self.model)}"
+        assert in_ready == (count != self.depth + 1), f"{where}: in_ready={in_ready} with count={count}"
+        visible = len(self.model) - self.fresh
+        assert out_valid == (visible != 0), f"{where}: out_valid={out_valid}, model {len(self.model)} ({self.fresh} fresh)"
 
         popped = out_valid and out_ready
         pushed = in_valid and in_ready
@@ -99,7 +105,11 @@ class FifoChecker:
         if pushed:
             self.model.append(data)
             self.cov.pushes += 1
-        if count == self.depth:
+        self.fresh = int(pushed)
+        ahead = len(self.model) - self.fresh != 0  # out_valid in the next cycle
+        assert (out_vt if popped else out_vk) == ahead, (
+            f"{where}: out_vk={out_vk} out_vt={out_vt} popped={popped}, next cycle out_valid={ahead}")
+        if count == self.depth + 1:
             self.cov.cycles_full += 1
             if in_valid and popped:
                 self.cov.push_refused_while_popped += 1
@@ -136,8 +146,8 @@ async def fifo_random_traffic(dut) -> None:
     p_valid = _env_prob("FIFO_VALID_PROB", 0.5)
     p_ready = _env_prob("FIFO_READY_PROB", 0.5)
     assert len(dut.in_data) == width, f"in_data is {len(dut.in_data)} bits, expected {width}"
-    assert len(dut.count) == max(1, (depth).bit_length()), (
-        f"count is {len(dut.count)} bits, expected clog2(DEPTH+1) = {(depth).bit_length()}"
+    assert len(dut.count) == (depth + 1).bit_length(), (
+        f"count is {len(dut.count)} bits, expected clog2(DEPTH+2) = {(depth + 1).bit_length()}"
     )
     rng = random.Random(cocotb.RANDOM_SEED)
     dut._log.info("DEPTH=%d WIDTH=%d cycles=%d p_valid=%.2f p_ready=%.2f seed=%d",
@@ -147,13 +157,13 @@ async def fifo_random_traffic(dut) -> None:
     chk = FifoChecker(dut, depth, width, rng)
     await chk.reset()
 
-    # 1. Fill with the consumer stalled; the FIFO must take DEPTH words, and the two of the
-    #    consumer side.
+    # 1. Fill with the consumer stalled; the FIFO must take DEPTH words, the input register's and
+    #    the two of the consumer side.
     accepted = 0
-    for _ in range(depth + 6):
+    for _ in range(3 * depth + 8):  # a word reaches the consumer side two cycles after its push
         pushed, _ = await chk.step(in_valid=True, out_ready=False)
         accepted += pushed
-    assert accepted == depth + 2, f"stalled FIFO accepted {accepted} words, DEPTH is {depth}"
+    assert accepted == depth + 3, f"stalled FIFO accepted {accepted} words, DEPTH is {depth}"
 
     # 2. Full, producer still pushing, consumer pops: the push must wait (the room reaches the
     #    producer's side a cycle after the consumer side has moved a word out).
@@ -176,9 +186,9 @@ async def fifo_random_traffic(dut) -> None:
     moved = [await chk.step(in_valid=True, out_ready=True) for _ in range(n)]
     if depth >= 2:
         assert all(p for p, _ in moved), "producer was stalled while streaming at full rate"
-        assert all(q for _, q in moved[1:]), "consumer starved while streaming at full rate"
-    else:  # one slot and no push while full: a word every other cycle is the best possible
-        assert sum(p for p, _ in moved) >= n // 2 - 1
+        assert all(q for _, q in moved[2:]), "consumer starved while streaming at full rate"
+    else:  # a word stays counted two cycles (input register, queue) and DEPTH + 1 = 2: two words in three cycles
+        assert sum(p for p, _ in moved) >= 2 * n // 3 - 1
     for _ in range(depth + 4):
         await chk.step(in_valid=False, out_ready=True)
 

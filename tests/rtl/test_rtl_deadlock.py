@@ -35,9 +35,15 @@ def _accumulator(net):
     return next(c for c in net.channels if c.producer == c.consumer and c.kind.value == "fifo" and c.depth >= 2)
 
 
-# words a channel holds beyond its depth in RTL: the FIFO's consumer side and the producer's output
-# buffer (hw_templates/fifo.v.j2, process.v.j2); a channel must be this much smaller to deadlock
-EXTRA_WORDS = 4
+# words a channel holds beyond its depth in RTL: the FIFO's input register and consumer side and the
+# producer's output buffer (hw_templates/fifo.v.j2, process.v.j2); a channel must be this much smaller
+# to deadlock
+EXTRA_WORDS = 5
+
+
+def _cap(c) -> int:
+    """What a channel's count reaches in the deadlock report: a FIFO's depth and its input register."""
+    return c.depth + (0 if c.kind.value == "buffer" else 1)
 
 
 def _short(res, acc) -> int:
@@ -103,10 +109,10 @@ def test_undersized_channel_is_reported(compiled, simulator, rtl_cache, tmp_path
     assert out.deadlock is not None and out.problem == out.deadlock, out.problem or out.log[-2000:]
     report = out.deadlock
     # The full channel, at its depth, and the process that cannot write it.
-    assert f"  {acc.producer} waits to write channel {acc.name}: full ({depth}/{depth})" in report.splitlines(), report
+    assert f"  {acc.producer} waits to write channel {acc.name}: full ({depth + 1}/{depth + 1})" in report.splitlines(), report
     waits, fills = _parse(report)
-    assert fills[acc.name] == (depth, depth)
-    assert fills == {c.name: (fills[c.name][0], c.depth) for c in small.channels}  # every channel, its depth
+    assert fills[acc.name] == (depth + 1, depth + 1)
+    assert fills == {c.name: (fills[c.name][0], _cap(c)) for c in small.channels}  # every channel, its capacity
     assert all(0 <= used <= cap for used, cap in fills.values())
     # Every unfinished process is named, with what it waits for, and no finished one is.
     assert {w[0] for w in waits} == set(out.unfinished) and acc.producer in out.unfinished
@@ -129,7 +135,7 @@ def test_sim_command_prints_the_report(compiled, rtl_cache, monkeypatch, capsys)
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "deadlock: no process can make progress" in err
-    assert f"{acc.producer} waits to write channel {acc.name}: full ({depth}/{depth})" in err
+    assert f"{acc.producer} waits to write channel {acc.name}: full ({depth + 1}/{depth + 1})" in err
     assert "channel fill levels:" in err and "Traceback" not in err
     assert main([*args, "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
@@ -176,7 +182,7 @@ def test_report_decodes_every_kind_of_wait(compiled):
     assert (f"  {buf['producer']} waits to write channel {buf['name']}: slot 5 still holds a value "
             f"({buf['depth']}/{buf['depth']} slots full)") in lines
     assert (f"  {mult['consumer']} waits to read channel {mult['name']} (if its iteration reads it): "
-            f"no value popped yet (0/{mult['depth']})") in lines
+            f"no value popped yet (0/{mult['depth'] + 1})") in lines
     assert "  STORE_C waits for memory C: request not accepted" in lines
     assert "c3 ?/" in lines[-1]
     # Finished processes are not named.
