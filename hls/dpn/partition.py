@@ -265,6 +265,14 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     return net
 
 
+def _loaded_and_stored(net: ProcessNetwork, program: PolyProgram):
+    """(array, its load process, its store process) of every array that has both."""
+    for array in program.arrays:
+        ld, st = load_name(array), store_name(array)
+        if ld in net.graph and st in net.graph:
+            yield array, net.process(ld), net.process(st)
+
+
 def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
     """Token channels between the load and store processes of each array.
 
@@ -280,11 +288,7 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
     problem over their time stamps (`memory_order_exact`, the test oracle) took minutes on a skewed
     3-d stencil, whose schedules have dozens of pieces."""
     out = []
-    for array in program.arrays:
-        ld, st = load_name(array), store_name(array)
-        if ld not in net.graph or st not in net.graph:
-            continue
-        pl, ps = net.process(ld), net.process(st)
+    for array, pl, ps in _loaded_and_stored(net, program):
         nb = pl.band_dims
         for sink, source, same_band in ((pl, ps, False), (ps, pl, True)):
             space = isl.Space.map_from_set(sink.domain.get_space())
@@ -303,11 +307,7 @@ def memory_order_exact(net: ProcessNetwork, program: PolyProgram) -> list[tuple[
     """`memory_order` solved on the processes' time stamps (isl's last-writer problem): the oracle
     its tests compare with."""
     out = []
-    for array in program.arrays:
-        ld, st = load_name(array), store_name(array)
-        if ld not in net.graph or st not in net.graph:
-            continue
-        pl, ps = net.process(ld), net.process(st)
+    for array, pl, ps in _loaded_and_stored(net, program):
         nd = program.arrays[array].ndim
 
         def elements(p) -> isl.Map:
@@ -319,7 +319,7 @@ def memory_order_exact(net: ProcessNetwork, program: PolyProgram) -> list[tuple[
         loads, stores = elements(pl), elements(ps)
         sl, ss = compact_schedules(pl.schedule, ps.schedule)  # the same order on fewer time dimensions
         schedule = isl.UnionMap.from_map(sl).union(isl.UnionMap.from_map(ss))
-        for sink, source, prod, cons in ((loads, stores, st, ld), (stores, loads, ld, st)):
+        for sink, source, prod, cons in ((loads, stores, ps.name, pl.name), (stores, loads, pl.name, ps.name)):
             deps, _ = iu.last_writer(isl.UnionMap.from_map(sink), isl.UnionMap.from_map(source), schedule,
                                      unsourced=False)
             for m in iu.union_map_pieces(deps):
