@@ -67,24 +67,6 @@ def channel_in_order(c: Channel, net: ProcessNetwork) -> bool:
     return is_in_order(c.relation, prod, cons)
 
 
-def in_order_events(c: Channel, net: ProcessNetwork) -> Optional[bool]:
-    """In-order from the pairs' time stamps, enumerated by isl into arrays (`iu.fast_points`) and
-    checked in numpy: sorted by consumer time, the producer times never decrease.  A load unit's
-    schedule (the first read of each element in its band) has dozens of pieces on a skewed stencil,
-    and the isl question took 3-17 s per channel there; this takes milliseconds.  None when the
-    times cannot be enumerated that way."""
-    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
-    times = c.relation.reverse().apply_domain(cons).apply_range(prod)  # t_y -> t_x of every pair
-    rows = iu.fast_points(times.wrap().flatten())
-    if rows is None:
-        return None
-    d = times.dim(isl.dim_type.in_)
-    rows = rows[np.lexsort(tuple(rows[:, k] for k in reversed(range(rows.shape[1]))))]
-    step = np.diff(rows[:, d:], axis=0)
-    first = np.argmax(step != 0, axis=1)  # the first coordinate where consecutive producer times differ
-    return bool((step[np.arange(step.shape[0]), first] >= 0).all())
-
-
 def is_unique(rel: isl.Map) -> bool:
     return rel.is_single_valued()
 
@@ -110,8 +92,7 @@ def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = 
     if is_small(c, net):
         in_order = in_order_pairs(c, tables or NetworkTables(net))
     else:
-        in_order = in_order_events(c, net) if is_small(c, net, BOUND_ABOVE) else None
-        in_order = channel_in_order(c, net) if in_order is None else in_order
+        in_order = channel_in_order(c, net)
     unicity = is_unique(c.relation)
     if in_order and unicity:
         kind = ChannelKind.FIFO
