@@ -1,7 +1,7 @@
 """Timing closure benchmark: post-route Fmax on ECP5 per kernel and configuration.
 
 Run: `python -m bench.timing [--configs auto,p4] [--kernels a,b] [--designs K/C,...] [--jobs N]
-[--clock-mhz F] [--out DIR] [--name NAME] [--sim] [--no-cache] [--rev REV]`.  Writes
+[--clock-mhz F] [--out DIR] [--name NAME] [--sim] [--seed S] [--no-cache] [--rev REV]`.  Writes
 DIR/NAME.{csv,json,md} and DIR/NAME.png (default bench/results/timing.*; the plot needs matplotlib).
 `python -m bench.timing --compare BEFORE AFTER [--out DIR]` writes DIR/timing-compare.md from two
 such runs' NAME.json.
@@ -79,7 +79,7 @@ def run_one(job: dict) -> dict:
     row["compile_s"] = round(time.perf_counter() - t0, 2)
     try:
         r = pnr.place_and_route(files, top, job["clock_mhz"], use_cache=not job.get("no_cache"),
-                                timeout=job["timeout"])
+                                timeout=job["timeout"], seed=job.get("seed", 1))
     except pnr.PnrError as e:
         row.update(status="error", note=str(e)[:300])
         return row
@@ -197,7 +197,8 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def write_results(rows: list[dict], out: Path, name: str, clock: float, rev: Optional[str] = None) -> dict:
+def write_results(rows: list[dict], out: Path, name: str, clock: float, rev: Optional[str] = None,
+                  seed: int = 1) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
@@ -205,7 +206,8 @@ def write_results(rows: list[dict], out: Path, name: str, clock: float, rev: Opt
         for r in rows:
             w.writerow({k: r.get(k) for k in FIELDS})
     ok = [r for r in rows if r["status"] == "ok" and r["fmax_mhz"]]
-    summary: dict = {"clock_mhz": clock, "rows": len(rows), "placed": len(ok), **({"rev": rev} if rev else {})}
+    summary: dict = {"clock_mhz": clock, "rows": len(rows), "placed": len(ok), **({"rev": rev} if rev else {}),
+                     **({"seed": seed} if seed != 1 else {})}
     if ok:
         fmax = [r["fmax_mhz"] for r in ok]
         summary.update(median_fmax_mhz=round(statistics.median(fmax), 1), min_fmax_mhz=min(fmax),
@@ -340,6 +342,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--clock-mhz", type=float, default=None, help="clock target (default 150)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run (default 1800)")
     ap.add_argument("--sim", action="store_true", help="also simulate under Verilator (cycles, bit-exact check)")
+    ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed (default 1; another seed "
+                    "shows how much of a difference between two runs is placement noise)")
     ap.add_argument("--no-cache", action="store_true", help="place and route again even when cached")
     ap.add_argument("--out", default=str(RESULTS), help="output directory (default bench/results)")
     ap.add_argument("--name", default="timing", help="file name stem (default timing)")
@@ -370,7 +374,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         configs = [c.strip() for c in args.configs.split(",") if c.strip()]
         designs = [(p, c) for p in _examples(names) for c in configs]
     jobs = [{"path": str(p), "config": c, "clock_mhz": clock, "sim": args.sim, "no_cache": args.no_cache,
-             "timeout": args.timeout} for p, c in designs]
+             "timeout": args.timeout, "seed": args.seed} for p, c in designs]
     rev = None
     with contextlib.ExitStack() as stack:
         if args.rev:
@@ -384,7 +388,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             for j in jobs:
                 j.update(rev=sha, rev_src=str(src))
         rows, seconds = _run_jobs(jobs, args.jobs)
-    summary = write_results(rows, Path(args.out), args.name, clock, rev)
+    summary = write_results(rows, Path(args.out), args.name, clock, rev, args.seed)
     print(f"wrote {Path(args.out) / args.name}.{{csv,json,md}} in {seconds:.0f} s: " + json.dumps(summary))
     return 0
 

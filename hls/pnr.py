@@ -419,7 +419,8 @@ def _sections(text: str) -> list[tuple[int, str]]:
     return out
 
 
-_HANDSHAKE = re.compile(r"\b(fire|stall|advance|take|take_s\d+|hold_s\d+|en_seg\d+|inputs_ok|late_ok_s\d+|ok_p\d+|"
+_HANDSHAKE = re.compile(r"\b(fire|stall|advance|take|take_s\d+|hold_s\d+|en_seg\d+|hs_seg\d+|(?:r_)?ce_\w+|nx_en_seg\d+|"
+                        r"nx_ob_full|head_blocked|inputs_ok|late_ok_s\d+|ok_p\d+|"
                         r"out_blocked|out_valid|sent_\w+|\w+_valid|\w+_ready)\b")
 
 

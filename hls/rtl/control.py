@@ -28,6 +28,8 @@ values at the first iteration, computed here.
 
 from __future__ import annotations
 
+import re
+
 import islpy as isl
 
 from ..dpn.network import Channel, Process
@@ -346,6 +348,17 @@ class Control:
     def next_values(self) -> list[str]:
         self._build()
         return self.next_x
+
+    def ahead(self, text: str) -> str:
+        """`text` (the next-state logic, written over the iteration's registers) over the logic's
+        inputs `i_<register>` instead: the template runs the next-state logic on a copy of the
+        registers one iteration ahead (`a_<register>`, the first iteration at a load), so the value
+        registers' next values are registers and a buffer's announced read address is one
+        multiplexer from registers, not the whole next-state logic (docs/rtl-timing.md)."""
+        names = list(self.dims) + [r["name"] for r in self.registers]
+        if not names:
+            return text
+        return re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", r"i_\1", text)
 
 
 TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider

@@ -94,6 +94,7 @@ class Datapath:
     boolean: set[str] = field(default_factory=set)  # results of comparisons and logic operators: 0 or 1
     loop: set[str] = field(default_factory=set)  # signals computed from a recurrence's read port (see `schedule`)
     narrow: dict[str, int] = field(default_factory=dict)  # integer signal -> bits of a signed value holding it
+    enables: dict[str, int] = field(default_factory=dict)  # clock-enable copy -> the segment it enables
     _delayed: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def segment(self, k: int) -> int:
@@ -101,8 +102,13 @@ class Datapath:
         the issue stage.  Segments stall separately (an operand read late holds only the stages before it)."""
         return sum(1 for c in self.cuts if c <= k)
 
-    def enable(self, k: int) -> str:
-        return f"en_seg{self.segment(k)}"
+    def enable(self, k: int, instance: str = "") -> str:
+        """The clock enable of registers taking stage k to k + 1: a copy of their segment's enable of
+        its own, one for the delay registers of each stage and one per operator instance, so no net
+        carries the stall to every register of the process (`process.v.j2`, docs/rtl-timing.md)."""
+        name = f"ce_{instance}" if instance else f"ce_s{k}"
+        self.enables[name] = self.segment(k)
+        return name
 
     def use(self, name: str, stage: int) -> str:
         """`name` taken by a consumer at `stage`: records the earliest such stage (`late_reads`)."""
@@ -186,7 +192,7 @@ class Datapath:
         self.spans.append((start, start + spec.latency))
         self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
         ports = ", ".join(f".{p}({(constants or {}).get(p) or next(args)})" for p, _w in spec.inputs)
-        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({self.enable(start)}), {ports}, .y({name}_y));")
+        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({self.enable(start, 'u_' + name)}), {ports}, .y({name}_y));")
         end = start + spec.latency
         if spec.latency:  # `y` after the last register (and maybe an output multiplexer)
             out_arr = delay.REG + delay.lut_levels(1) if spec.out_arrival is None else spec.out_arrival

@@ -175,6 +175,7 @@ def _route(outs: list[dict], source: str = "out_route") -> tuple[list[str], list
             bit += o["aw"]
         fields.append(f"when_{o['chan']}")
         unpack.append(f"om_{o['chan']} = {source}[{bit}]")
+        o["route_bit"] = bit  # where the channel's `om_` bit is in a packed route
         bit += 1
     if not fields:
         fields.append("1'b0")
@@ -256,6 +257,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                        port_decls=decls + in_decls + out_decls, ports=ports, outs=outs,
                        datapath=dp.lines, regs=dp.regs, stages=dp.depth, values=values_out, width=values_out[0]["width"],
                        cuts=list(dp.cuts), segment=[dp.segment(k) for k in range(dp.depth + 1)],
+                       enables=[(f"ce_c{k}", dp.segment(k)) for k in range(dp.depth)] + list(dp.enables.items()),
+                       reg_cuts=[s for s in dp.cuts if all(p.get("registered") for p in ports if p["stage"] == s)],
                        ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack)
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
