@@ -218,8 +218,20 @@ def _max_count(relation: Callable[[], isl.Map]) -> Optional[int]:
 
 def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     """Successive moduli: along the first dimension where two values alive together differ, one
-    more than the largest distance between them there (the replay's `_modular_allocation`)."""
-    earlier = write.lex_lt_map(write).reverse()  # x -> y: y written before x
+    more than the largest distance between them there (the replay's `_modular_allocation`).
+
+    A value is alive from its write to its last read; where those two time stamps always share their
+    first k dimensions (`shared_prefix`: a tile band's loads and their readers), two values alive
+    together share them too, so "written before" is taken from dimension k on, one disjunct of the
+    lexicographic order at a time (heat-3d's corner: 5.9 s -> 1.0 s on a load channel)."""
+    k = shared_prefix(write.reverse().apply_range(last))
+    times = write.get_space().range()
+    earlier = None  # x -> y: y written before x
+    for i in range(k, times.dim(isl.dim_type.set)):
+        e = write.apply_range(_first_differs(times, i, -1)).apply_range(write.reverse())
+        earlier = e if earlier is None else earlier.union(e)
+    if earlier is None:
+        return tuple(1 for _ in range(write.dim(isl.dim_type.in_)))
     deltas = earlier.intersect(write.lex_lt_map(last)).deltas().reset_tuple_id()  # y still alive then
     n = deltas.dim(isl.dim_type.set)
     names = ", ".join(f"d{k}" for k in range(n))
