@@ -49,14 +49,20 @@ from .tables import NetworkTables
 from .timestamps import compact_schedules
 
 
+def _equal_before(m: isl.Map, n: int) -> isl.Map:
+    """`m` where input and output agree on their first `n` dimensions."""
+    ls = isl.LocalSpace.from_space(m.get_space())
+    for d in range(n):
+        m = m.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, d, 1)
+                             .set_coefficient_val(isl.dim_type.out, d, -1))
+    return m
+
+
 def _first_differs(space: isl.Space, i: int, sign: int) -> isl.Map:
     """{ t -> t' : t and t' agree before dimension i, and sign * (t'[i] - t[i]) > 0 }: one disjunct of
     the lexicographic order (`sign` 1: t' later; -1: t' earlier)."""
-    m = isl.Map.universe(isl.Space.map_from_set(space))
+    m = _equal_before(isl.Map.universe(isl.Space.map_from_set(space)), i)
     ls = isl.LocalSpace.from_space(m.get_space())
-    for d in range(i):
-        m = m.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, d, 1)
-                             .set_coefficient_val(isl.dim_type.out, d, -1))
     return m.add_constraint(isl.Constraint.inequality_alloc(ls).set_coefficient_val(isl.dim_type.out, i, sign)
                             .set_coefficient_val(isl.dim_type.in_, i, -sign).set_constant_val(-1))
 
@@ -65,14 +71,8 @@ def shared_prefix(times: isl.Map) -> int:
     """How many leading dimensions the two time stamps of every pair share: a load, its readers and
     the values they exchange inside one tile band all carry the band's coordinates first."""
     n = min(times.dim(isl.dim_type.in_), times.dim(isl.dim_type.out))
-    equal = isl.Map.universe(times.get_space())
-    ls = isl.LocalSpace.from_space(equal.get_space())
-    for k in range(n):
-        equal = equal.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, k, 1)
-                                     .set_coefficient_val(isl.dim_type.out, k, -1))
-        if not times.is_subset(equal):
-            return k
-    return n
+    universe = isl.Map.universe(times.get_space())
+    return next((k for k in range(n) if not times.is_subset(_equal_before(universe, k + 1))), n)
 
 
 def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
