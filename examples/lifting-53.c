@@ -13,9 +13,11 @@
 #ifndef M
 #define M 6
 #endif
-#ifndef N
-#define N 33
+#ifndef K
+#define K 8
 #endif
+/* N = 4K + 1 samples per row: the level-2 steps (i += 4) end exactly on N - 1 */
+#define N (4 * (K) + 1)
 
 void kernel_lifting_53(int32_t x[M][N])
 {
