@@ -44,35 +44,10 @@ import numpy as np
 
 from ..bounded import text_within
 from ..poly import isl_utils as iu
+from ..poly.lexorder import first_differs, shared_prefix
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
 from .tables import NetworkTables
 from .timestamps import compact_schedules
-
-
-def _equal_before(m: isl.Map, n: int) -> isl.Map:
-    """`m` where input and output agree on their first `n` dimensions."""
-    ls = isl.LocalSpace.from_space(m.get_space())
-    for d in range(n):
-        m = m.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, d, 1)
-                             .set_coefficient_val(isl.dim_type.out, d, -1))
-    return m
-
-
-def _first_differs(space: isl.Space, i: int, sign: int) -> isl.Map:
-    """{ t -> t' : t and t' agree before dimension i, and sign * (t'[i] - t[i]) > 0 }: one disjunct of
-    the lexicographic order (`sign` 1: t' later; -1: t' earlier)."""
-    m = _equal_before(isl.Map.universe(isl.Space.map_from_set(space)), i)
-    ls = isl.LocalSpace.from_space(m.get_space())
-    return m.add_constraint(isl.Constraint.inequality_alloc(ls).set_coefficient_val(isl.dim_type.out, i, sign)
-                            .set_coefficient_val(isl.dim_type.in_, i, -sign).set_constant_val(-1))
-
-
-def shared_prefix(times: isl.Map) -> int:
-    """How many leading dimensions the two time stamps of every pair share: a load, its readers and
-    the values they exchange inside one tile band all carry the band's coordinates first."""
-    n = min(times.dim(isl.dim_type.in_), times.dim(isl.dim_type.out))
-    universe = isl.Map.universe(times.get_space())
-    return next((k for k in range(n) if not times.is_subset(_equal_before(universe, k + 1))), n)
 
 
 def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
@@ -90,11 +65,11 @@ def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
     ys, xs = times.get_space().domain(), times.get_space().range()
     back = times.reverse()
     for i in range(k, ys.dim(isl.dim_type.set)):
-        pairs = back.apply_range(_first_differs(ys, i, 1)).apply_range(times)  # t_x -> t_x' read later
+        pairs = back.apply_range(first_differs(ys, i, 1)).apply_range(times)  # t_x -> t_x' read later
         if pairs.is_empty():
             continue
         for j in range(k, xs.dim(isl.dim_type.set)):
-            if not pairs.intersect(_first_differs(xs, j, -1)).is_empty():
+            if not pairs.intersect(first_differs(xs, j, -1)).is_empty():
                 return False
     return True
 
@@ -228,7 +203,7 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     times = write.get_space().range()
     earlier = None  # x -> y: y written before x
     for i in range(k, times.dim(isl.dim_type.set)):
-        e = write.apply_range(_first_differs(times, i, -1)).apply_range(write.reverse())
+        e = write.apply_range(first_differs(times, i, -1)).apply_range(write.reverse())
         earlier = e if earlier is None else earlier.union(e)
     if earlier is None:
         return tuple(1 for _ in range(write.dim(isl.dim_type.in_)))
