@@ -71,3 +71,15 @@ def test_points_of_a_tiled_relation_with_a_huge_bounding_box():
     assert len(got) == 12 * 10 * 19
     assert np.array_equal(got, _visit(s))
     assert iu.card(s) == len(got)
+
+
+def test_points_of_dimensions_bounded_only_through_inner_ones():
+    """An outer dimension that the constraints bound only through inner dimensions gets its range from
+    isl (`_box_bound`): the enumeration asks for it only there."""
+    for text in ("{ [i, j] : 0 <= j < 5 and j <= i <= j + 2 }",
+                 "{ [i, j, k] : 0 <= k < 4 and k <= j <= 2k and i = j + k }",
+                 "{ [i, j] : 0 <= j < 6 and 2i = j }",
+                 "{ [i, j] : 0 <= j < 3 and j - 1 <= i <= j + 1; [i, j] : 10 <= i < 12 and 0 <= j < 2 }"):
+        s = isl.Set(text)
+        assert np.array_equal(iu.points(s), _visit(s)), text
+        assert iu.fast_points(s) is not None, text

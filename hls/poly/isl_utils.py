@@ -170,16 +170,9 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
             return None
         pt = lo.sample_point()
         pvals = [_int(pt.get_coordinate_val(isl.dim_type.param, k)) for k in range(npar)]
-    lows, highs = [], []
-    for d in range(n):
-        a, b = constant_value(s.dim_min(d)), constant_value(s.dim_max(d))
-        if a is None or b is None:
-            return None
-        lows.append(a)
-        highs.append(b)
     parts = []
     for bset in s.get_basic_sets():
-        rows = _basic_points(bset, n, pvals, lows, highs)
+        rows = _basic_points(bset, n, pvals)
         if rows is None:
             return None
         parts.append(rows)
@@ -188,8 +181,16 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
     return np.unique(np.concatenate(parts), axis=0)
 
 
-def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int], lows: list[int],
-                  highs: list[int]) -> np.ndarray | None:
+def _box_bound(bset: isl.BasicSet, d: int, upper: bool) -> int | None:
+    """The smallest or largest value of dimension d over `bset`, for a dimension its constraints over
+    the outer dimensions leave open on that side: asked of isl only then, since isl's dim_min and
+    dim_max over a wrapped channel relation (thirty dimensions and more) cost a parametric problem per
+    dimension, a quarter of a stencil's compile when asked of every dimension."""
+    whole = isl.Set.from_basic_set(bset)
+    return constant_value((whole.dim_max(d) if upper else whole.dim_min(d)).coalesce())
+
+
+def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int]) -> np.ndarray | None:
     ndiv = bset.dim(isl.dim_type.div)
     divs: list[tuple[int, _Affine]] = []  # (denominator, numerator)
     for k in range(ndiv):
@@ -227,8 +228,14 @@ def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int], lows: list[int],
     rows = np.zeros((1, 0), dtype=np.int64)
     vals: list = [None] * ndiv  # division values at the rows, once their level is enumerated
     for d in range(n):
-        lo = np.full(rows.shape[0], lows[d], dtype=np.int64)
-        hi = np.full(rows.shape[0], highs[d], dtype=np.int64)
+        has_lo = any(eq or k > 0 for eq, k, _a in bounds[d])
+        has_hi = any(eq or k < 0 for eq, k, _a in bounds[d])
+        low = 0 if has_lo else _box_bound(bset, d, upper=False)
+        high = 0 if has_hi else _box_bound(bset, d, upper=True)
+        if low is None or high is None:
+            return np.zeros((0, n), dtype=np.int64) if bset.is_empty() else None
+        lo = np.full(rows.shape[0], low if not has_lo else np.iinfo(np.int64).min // 4, dtype=np.int64)
+        hi = np.full(rows.shape[0], high if not has_hi else np.iinfo(np.int64).max // 4, dtype=np.int64)
         for eq, k, a in bounds[d]:  # bounds on x_d from constraints whose other terms are known
             rest = a.value(rows, vals, skip=d)
             if k > 0:
