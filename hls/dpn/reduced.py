@@ -118,13 +118,14 @@ def _restricted(program: PolyProgram, domains: dict[str, isl.Set]) -> Optional[P
 
 def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[PolyProgram, Tiling]]:
     """The corner instance of a tiled program and its tiling (module docstring), or None when the
-    program cannot be reduced (an untiled statement group, a statement outside the corner, a local
-    whose producer lies outside it) or is not smaller.
+    program cannot be reduced (a statement outside the corner, a local whose producer lies outside
+    it) or is not smaller.  A group without a tiled band (band-mask's row sums beside its tiled
+    copy) keeps its source order, with its loops cut like those below a band.
 
     The caps double while the corner has fewer than `MIN_CORNER` instances: a triangular solve's
     corner of 8-wide tiles holds 88 instances, too few to show how its point orders hide the
     divider's latency, and the choice made there was 75% slower than the full-size one."""
-    if not tiling.is_tiled or any(not b.depth for b in tiling.bands):
+    if not tiling.is_tiled:
         return None
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
     out = _corner(program, tiling, tile_cap, span_cap)
@@ -159,6 +160,11 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
                 spans.append(min(extent, 2 * t + (t + 1) // 2))
         reach = [lo + r for lo, r in zip(b.lows, spans)]
         for st in b.statements:
+            if not b.depth:  # an untiled group runs in source order: its loops are cut like those below a band
+                domains[st] = _loops_capped(program.statement(st).domain, span_cap)
+                if domains[st].is_empty():
+                    return None
+                continue
             placed = _placed_in(b.hyperplanes[st], b.lows, spans, spanned)
             if placed is None:
                 return None
