@@ -83,3 +83,11 @@ def test_points_of_dimensions_bounded_only_through_inner_ones():
         s = isl.Set(text)
         assert np.array_equal(iu.points(s), _visit(s)), text
         assert iu.fast_points(s) is not None, text
+
+
+def test_points_of_a_set_whose_existential_variable_has_no_floor_expression():
+    """A projected-out variable bounded by inequalities only (no floor of the others until isl
+    computes one): the channel relations of a triangular solve carry one."""
+    s = isl.Set("{ [i, j] : exists (e : 0 <= i <= 20 and 0 <= j < 3 and 2i - 1 <= 3e <= i + 10 + j) }")
+    assert iu.fast_points(s) is not None
+    assert np.array_equal(iu.points(s), _visit(s))

@@ -104,7 +104,7 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     if is_small(c, net):
         in_order = in_order_pairs(c, tables or NetworkTables(net))
-    elif c.role == "order":
+    elif is_small(c, net, BOUND_ABOVE):
         in_order = _bounded_in_order(c, net, tables)
     else:
         in_order = channel_in_order(c, net)
@@ -118,19 +118,38 @@ def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = 
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
-ORDER_SECONDS = 5.0  # isl's limit on a memory-order channel's in-order test, then the enumerated one
+ORDER_SECONDS = 5.0  # isl's limit on an in-order test below `BOUND_ABOVE` iterations, then the enumerated one
 
 
 def _bounded_in_order(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables]) -> bool:
-    """`channel_in_order` of a memory-order channel within `ORDER_SECONDS`, else `in_order_pairs` (the
-    same answer, enumerated).  Its two ends are a load and a store unit of different bands: no time
-    dimension is shared, and a skewed 3-d stencil's load schedule (a lexmin over seven reads, 38
-    pieces) made isl's test take 12-116 s on heat-3d's corner, where the enumeration takes well under
-    a second."""
+    """`channel_in_order` within `ORDER_SECONDS`, else the same answer on the enumerated time stamps
+    of the pairs (`event_in_order`, or `in_order_pairs` where isl cannot enumerate them into arrays).
+    A skewed 3-d stencil's load schedule (a lexmin over seven reads, 38 pieces) made isl's test take
+    12-116 s on heat-3d's corner (a memory-order channel between a load and a store unit; a load
+    channel split by `fifoize`), where the enumeration takes well under a second."""
     text = text_within(lambda: str(int(channel_in_order(c, net))), ORDER_SECONDS)
     if text is not None:
         return text == "1"
-    return in_order_pairs(c, tables or NetworkTables(net))
+    replayed = event_in_order(c, net)
+    return replayed if replayed is not None else in_order_pairs(c, tables or NetworkTables(net))
+
+
+def event_in_order(c: Channel, net: ProcessNetwork) -> Optional[bool]:
+    """`in_order_pairs` on the pairs' (consumer time, producer time) stamps that isl enumerates into
+    an array (`iu.fast_points`), sorted in numpy: no per-pair objects.  Pairs read at one consumer
+    time may come in any order (as in `is_in_order`).  None when they cannot be enumerated that way."""
+    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
+    times = c.relation.reverse().apply_domain(cons).apply_range(prod)  # t_y -> t_x of every pair
+    rows = iu.fast_points(iu.fix_params(times.wrap().flatten(), net.program.param_values()))
+    if rows is None:
+        return None
+    d = times.dim(isl.dim_type.in_)
+    order = np.lexsort(tuple(rows[:, k] for k in reversed(range(rows.shape[1]))))
+    written = rows[order, d:]
+    step = written[1:] - written[:-1]
+    moved = step != 0
+    first = np.argmax(moved, axis=1)  # the first dimension where consecutive producer times differ
+    return bool(np.all(step[np.arange(step.shape[0]), first][moved.any(axis=1)] > 0))
 
 
 def type_channels(net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> ProcessNetwork:
@@ -220,11 +239,13 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     return tuple(s + 1 for s in spans)
 
 
-def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True) -> Optional[Channel]:
+def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True,
+                  moduli: Optional[tuple[int, ...]] = None) -> Optional[Channel]:
     """The channel sized on its relations (module docstring).  When a FIFO's count needs barvinok and
     it is absent, inexact or late: None, or with `bound_large` the product of its buffer moduli
     (`max_live` None), an upper bound that can never deadlock (module docstring).  `count=False`
-    takes the bound without trying barvinok (the tests compare it with the replay)."""
+    takes the bound without trying barvinok (the tests compare it with the replay).  A buffer's
+    `moduli`, when given, are its `_moduli` already computed."""
     if c.relation.is_empty():
         return None  # nothing to count: the replay is immediate
     write, first, last = _times(c, net)
@@ -236,7 +257,7 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
         if not bound_large:
             return None
         return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
-    moduli = _moduli(write, last)
+    moduli = moduli or _moduli(write, last)
     # a buffer's live count is reported, never its size: its relation is built within the count's time
     # limit too (over a skewed 3-d stencil's 38-piece load schedule it took minutes)
     live = _max_count(lambda: _alive_at_writes(write, last)) if iu.counting_available() else None
@@ -249,11 +270,15 @@ REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is
 BOUND_ABOVE = 400_000
 
 
+MODULI_SECONDS = 2.0  # isl's limit on a buffer's moduli below `BOUND_ABOVE` iterations, then the replay of its lifetimes
+
+
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     """A FIFO of up to `BOUND_ABOVE` iterations: the replay of its events (`event_replayed_depth`,
     exact, and cheaper than barvinok there), else `symbolic_size`: exact, or the upper bound for a
-    FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`.  So
-    no large problem is enumerated."""
+    FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`, whose
+    moduli get `MODULI_SECONDS` below `BOUND_ABOVE` iterations before the replay of the values'
+    lifetimes decides (`event_replayed_moduli`, the same answer).  So no large problem is enumerated."""
     large = not is_small(c, net, BOUND_ABOVE)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         depth = event_replayed_depth(c, net)
@@ -261,7 +286,17 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     if is_small(c, net):
         return replayed_size(c, tables or NetworkTables(net))
-    return symbolic_size(c, net, bound_large=large) or replayed_size(c, tables or NetworkTables(net))
+    moduli = None
+    if not large and c.kind == ChannelKind.BUFFER:
+        text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
+        if text is not None:
+            moduli = tuple(int(b) for b in text.split())
+        else:
+            replayed = event_replayed_moduli(c, net)
+            if replayed is not None:
+                moduli, live = replayed
+                return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
+    return symbolic_size(c, net, bound_large=large, moduli=moduli) or replayed_size(c, tables or NetworkTables(net))
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
@@ -301,7 +336,31 @@ def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
 
 
 def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
-    """Successive moduli b_k with x -> (x_k mod b_k) injective on values alive at the same time.
+    """Successive moduli b_k with x -> (x_k mod b_k) injective on values alive at the same time, and
+    the most values alive at once (`_allocation_of_lifetimes`)."""
+    lifetimes = [(x, ptime[x], ctime[ys[-1]]) for x, ys in readers.items()]  # dead after its last read
+    return _allocation_of_lifetimes(lifetimes, len(next(iter(readers))) if readers else 0)
+
+
+def event_replayed_moduli(c: Channel, net: ProcessNetwork) -> Optional[tuple[tuple[int, ...], int]]:
+    """A buffer's `_modular_allocation` from its values' write and last-read times, which isl
+    enumerates into arrays (`iu.fast_points`), without the tables' per-pair objects: the exact
+    answer where `_moduli`'s isl problems run long (a skewed 3-d stencil's loads, whose schedule is a
+    lexmin over seven reads).  None when the times cannot be enumerated that way."""
+    write, _first, last = _times(c, net)
+    if write.is_empty():
+        return tuple(1 for _ in range(write.dim(isl.dim_type.in_))), 0
+    rows = iu.fast_points(iu.fix_params(write.range_product(last).wrap().flatten(), net.program.param_values()))
+    if rows is None:
+        return None
+    n, d = write.dim(isl.dim_type.in_), write.dim(isl.dim_type.out)
+    lifetimes = [(tuple(r[:n]), tuple(r[n:n + d]), tuple(r[n + d:])) for r in rows.tolist()]
+    return _allocation_of_lifetimes(lifetimes, n)
+
+
+def _allocation_of_lifetimes(lifetimes: list[tuple[tuple, tuple, tuple]], dims: int) -> tuple[tuple[int, ...], int]:
+    """Successive moduli b_k with x -> (x_k mod b_k) injective on the values (x, written, last read)
+    alive at the same time, and the most values alive at once.
 
     Along dimension k, the pairs alive together that first differ there are the values sharing x's
     first k coordinates: the largest distance to x is to their smallest or largest k-th coordinate.
@@ -309,11 +368,10 @@ def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
     compared with every live value: n log n, where a buffer with thousands of live values cost
     seconds (memory-order tokens)."""
     events = []
-    for x, ys in readers.items():
-        events.append((ptime[x], 1, x))
-        events.append((ctime[ys[-1]], 0, x))  # dead after its last read
+    for x, written, dead in lifetimes:
+        events.append((written, 1, x))
+        events.append((dead, 0, x))
     events.sort()
-    dims = len(next(iter(readers))) if readers else 0
     span = [0] * dims
     low: dict[tuple, list[int]] = {}
     high: dict[tuple, list[int]] = {}

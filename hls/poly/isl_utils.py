@@ -171,7 +171,10 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
         pt = lo.sample_point()
         pvals = [_int(pt.get_coordinate_val(isl.dim_type.param, k)) for k in range(npar)]
     parts = []
-    for bset in s.get_basic_sets():
+    bsets = s.get_basic_sets()
+    if not all(_divs_known(b) for b in bsets):  # isl rewrites them as floors of the variables (the same set)
+        bsets = s.compute_divs().get_basic_sets()
+    for bset in bsets:
         rows = _basic_points(bset, n, pvals)
         if rows is None:
             return None
@@ -179,6 +182,16 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
     if len(parts) == 1:
         return np.ascontiguousarray(parts[0])
     return np.unique(np.concatenate(parts), axis=0)
+
+
+def _divs_known(bset: isl.BasicSet) -> bool:
+    """Whether every existential variable of `bset` has an explicit floor expression."""
+    try:
+        for k in range(bset.dim(isl.dim_type.div)):
+            bset.get_div(k)
+    except isl.Error:
+        return False
+    return True
 
 
 def _box_bound(bset: isl.BasicSet, d: int, upper: bool) -> int | None:
