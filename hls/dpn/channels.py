@@ -315,21 +315,37 @@ def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
     return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
 
 
-def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
-    """The FIFO depth of `replayed_size` from the write and first-read times alone, enumerated by
-    isl into arrays (`iu.points`) and replayed in numpy: no per-instance Python objects, so a FIFO
-    that barvinok cannot count is still sized exactly at a few hundred thousand values in well under
-    a second (the tables' replay takes seconds there).  None when the times cannot be enumerated
-    that way (the caller replays the tables)."""
-    write, first, _last = _times(c, net)
-    if write.is_empty():
-        return 0
-    rows = iu.fast_points(write.range_product(first).range().flatten())
+def _lifetimes(c: Channel, net: ProcessNetwork) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per value of the channel: its producer iteration, write time, first and last read times, from
+    every (value, write time, read time) triple that isl enumerates into an array (`iu.fast_points`,
+    sorted, so a value's reads are consecutive rows in time order).  The first and last reads are
+    taken there, not as isl's lexmin and lexmax of the reads, which over a skewed 3-d stencil's load
+    schedule ran for minutes.  None when the triples cannot be enumerated that way."""
+    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
+    write = prod.intersect_domain(c.relation.domain())
+    triples = write.range_product(c.relation.apply_range(cons)).wrap().flatten()
+    rows = iu.fast_points(iu.fix_params(triples, net.program.param_values()))
     if rows is None:
         return None
-    d = write.dim(isl.dim_type.out)
-    n = rows.shape[0]
-    times = np.concatenate([rows[:, :d], rows[:, d:]])
+    n, d = write.dim(isl.dim_type.in_), write.dim(isl.dim_type.out)
+    xs = rows[:, :n]
+    starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]).any(axis=1)]) if rows.shape[0] else np.zeros(0, int)
+    ends = np.r_[starts[1:], rows.shape[0]] - 1
+    return xs[starts], rows[starts, n:n + d], rows[starts, n + d:], rows[ends, n + d:]
+
+
+def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
+    """The FIFO depth of `replayed_size` from the write and first-read times alone (`_lifetimes`),
+    replayed in numpy: no per-instance Python objects, so a FIFO that barvinok cannot count is still
+    sized exactly at a few hundred thousand values in well under a second (the tables' replay takes
+    seconds there).  None when the times cannot be enumerated that way (the caller replays the
+    tables)."""
+    lives = _lifetimes(c, net)
+    if lives is None:
+        return None
+    _xs, written, first, _last = lives
+    n, d = written.shape
+    times = np.concatenate([written, first])
     delta = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(n, dtype=np.int64)])
     order = np.lexsort((delta,) + tuple(times[:, k] for k in reversed(range(d))))  # reads first at a time
     return int(np.cumsum(delta[order]).max(initial=0))
@@ -343,19 +359,16 @@ def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
 
 
 def event_replayed_moduli(c: Channel, net: ProcessNetwork) -> Optional[tuple[tuple[int, ...], int]]:
-    """A buffer's `_modular_allocation` from its values' write and last-read times, which isl
-    enumerates into arrays (`iu.fast_points`), without the tables' per-pair objects: the exact
-    answer where `_moduli`'s isl problems run long (a skewed 3-d stencil's loads, whose schedule is a
-    lexmin over seven reads).  None when the times cannot be enumerated that way."""
-    write, _first, last = _times(c, net)
-    if write.is_empty():
-        return tuple(1 for _ in range(write.dim(isl.dim_type.in_))), 0
-    rows = iu.fast_points(iu.fix_params(write.range_product(last).wrap().flatten(), net.program.param_values()))
-    if rows is None:
+    """A buffer's `_modular_allocation` from its values' write and last-read times (`_lifetimes`),
+    without the tables' per-pair objects: the exact answer where `_moduli`'s isl problems run long
+    (a skewed 3-d stencil's loads, whose schedule is a lexmin over seven reads).  None when the times
+    cannot be enumerated that way."""
+    lives = _lifetimes(c, net)
+    if lives is None:
         return None
-    n, d = write.dim(isl.dim_type.in_), write.dim(isl.dim_type.out)
-    lifetimes = [(tuple(r[:n]), tuple(r[n:n + d]), tuple(r[n + d:])) for r in rows.tolist()]
-    return _allocation_of_lifetimes(lifetimes, n)
+    xs, written, _first, last = lives
+    lifetimes = list(zip(map(tuple, xs.tolist()), map(tuple, written.tolist()), map(tuple, last.tolist())))
+    return _allocation_of_lifetimes(lifetimes, c.relation.dim(isl.dim_type.in_))
 
 
 def _allocation_of_lifetimes(lifetimes: list[tuple[tuple, tuple, tuple]], dims: int) -> tuple[tuple[int, ...], int]:
