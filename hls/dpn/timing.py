@@ -6,7 +6,7 @@ model here runs the network the way the RTL does:
 
 - a process starts at most one iteration per cycle, once every value the iteration reads at issue is
   in its channel; the values it writes come out of its pipeline `latency` cycles later, in order, and
-  their consumers see them `1 + CHANNEL_INPUT_DELAY` cycles after that;
+  their consumers see them `1 + input_delay(channel)` cycles after that;
 - an operand read later (`read_stage`, from `hls.rtl.datapath.late_reads`) is waited for when the
   iteration reaches that stage: the stages before it hold (no issue either), the ones after it drain;
 - when the channel a result goes to is full, the whole pipeline of the process waits;
@@ -35,6 +35,16 @@ MEMORY_LATENCY = 4  # the simulation memory's default (docs/rtl-interface.md)
 # computed a cycle ahead, and a buffer's slot lookup is off the producer's handshake
 # (docs/rtl-timing.md)
 CHANNEL_INPUT_DELAY = 1
+# A buffer of more than this many slots has an input register in front of its queue (its SIZE-to-1
+# full-bit lookup starts from a register, hw_templates/buffer_sync.v.j2): one cycle more
+BUFFER_INREG_SLOTS = 64
+
+
+def input_delay(c: Channel) -> int:
+    """Cycles a word written to `c` waits before its consumer can see it, beyond the one cycle of
+    its write: `CHANNEL_INPUT_DELAY`, and one more through a big buffer's input register."""
+    big = c.kind == ChannelKind.BUFFER and c.depth > BUFFER_INREG_SLOTS
+    return CHANNEL_INPUT_DELAY + (1 if big else 0)
 
 
 @dataclass
@@ -203,6 +213,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     # waits at a full slot here, a little later in the RTL)
     cap = {c.name: (depth or {}).get(c.name, c.depth) + (0 if buffered[c.name] else CHANNEL_INPUT_DELAY)
            for c in chans}
+    delay = {c.name: input_delay(c) for c in chans}
     avail: dict[str, dict[tuple, int]] = {c.name: {} for c in chans}
     fill = {c.name: 0 for c in chans}
     slots: dict[str, set[int]] = {c.name: set() for c in chans}
@@ -331,7 +342,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     was_frozen[i] = True
                 else:
                     for c, x, slot in outs:
-                        avail[c.name][x] = t + 1 + CHANNEL_INPUT_DELAY
+                        avail[c.name][x] = t + 1 + delay[c.name]
                         fill[c.name] += 1
                         if buffered[c.name]:
                             slots[c.name].add(slot)

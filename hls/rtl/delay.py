@@ -20,7 +20,7 @@ import math
 
 from .clock import period_ns
 
-__all__ = ["REG", "PORT", "buffer_port", "LOOP_MHZ", "loop_budget", "ROUTE", "LUT", "MULT18", "SETUP", "MARGIN", "budget", "add", "compare", "equal", "logic",
+__all__ = ["REG", "PORT", "buffer_port", "BRAM", "LUTRAM_BITS", "bram_port", "LOOP_MHZ", "loop_budget", "ROUTE", "LUT", "MULT18", "SETUP", "MARGIN", "budget", "add", "compare", "equal", "logic",
            "select", "shift", "mult18", "lut_levels", "max_chunk", "DSP_CHUNK"]
 
 REG = 0.55  # clock to output of a flip-flop
@@ -45,6 +45,18 @@ def buffer_port(size: int) -> float:
     the channel multiplexer: slower than a FIFO's, whose word waits in a register."""
     blocks = max(1, math.ceil(size / LUTRAM_WORDS))
     return PORT + lut_levels(1 + math.ceil(math.log2(blocks) / 2))
+
+
+BRAM = 5.85  # DP16KD clock to output, without its output register (which Yosys does not use)
+LUTRAM_BITS = 8192  # buffer_sync.v.j2 keeps a buffer of up to this many bits in distributed RAM
+
+
+def bram_port() -> float:
+    """A buffer channel's read port when the buffer is a block RAM (above `LUTRAM_BITS`): the RAM's
+    read register (read a cycle ahead at the announced address), the forwarding multiplexer of a
+    word written on the edge it is read, then the channel multiplexer.  Beyond any stage's budget,
+    so the datapath registers it before any logic."""
+    return BRAM + lut_levels(2)
 
 
 def budget() -> float:

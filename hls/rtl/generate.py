@@ -16,6 +16,7 @@ import islpy as isl
 
 from ..diagnostics import CompileError
 from ..dpn.network import Channel, ChannelKind, Process, ProcessKind, ProcessNetwork, Stage
+from ..dpn.timing import BUFFER_INREG_SLOTS
 from ..poly import isl_utils as iu
 from ..poly.expr import AffineValue, walk
 from ..poly.types import ScalarType
@@ -72,9 +73,10 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             continue
         width = max(c.width for c in chans)
         t = chans[0].type
-        # a port reading FIFOs only keeps its operand flag in a register computed a cycle ahead from
-        # the FIFOs' look-ahead (out_vk, out_vt): no path from a channel's flags through the fire
-        registered = all(c.kind == ChannelKind.FIFO for c in chans)
+        # a port reading FIFOs only (with multiplicity or not) keeps its operand flag in a register
+        # computed a cycle ahead from the FIFOs' look-ahead (out_vk, out_vt; a FIFO with multiplicity's
+        # out_held too): no path from a channel's flags through the fire
+        registered = all(c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT) for c in chans)
         views = []
         for c in chans:
             ch = f"{c.name}_r"
@@ -88,8 +90,12 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
                 conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
             if c.kind == ChannelKind.FIFO_MULT:
                 v["first"] = ctl.predicate(first_reads(c, proc), values)
+                v["first_nx"] = ahead_guard(v["first"])
                 decls.append(f"output {ch}_first")
                 conns.append((f"{ch}_first", f"{ch}_first"))
+                if registered:
+                    decls.append(f"input {ch}_held")
+                    conns.append((f"{ch}_held", f"{ch}_held"))
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
@@ -109,8 +115,17 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
 
 def ahead(expr: str) -> str:
     """A slot expression of the value registers (`control.Control.slot`) in the next cycle: each
-    register `v<k>` replaced by its load value `ld_v<k>` (`_control.v.j2`)."""
-    return re.sub(r"\bv(\d+)\b", r"ld_v\1", expr)
+    register `v<k>` replaced by its load value, the register copy `ldq_v<k>` (`_control.v.j2`; see
+    `announced`)."""
+    return re.sub(r"\bv(\d+)\b", r"ldq_v\1", expr)
+
+
+def announced(ports: list[dict]) -> list[str]:
+    """The value registers whose load value a buffer read at issue is told (`ahead`): the control
+    keeps a register copy `ldq_v<k>` of each."""
+    names = {f"v{k}" for p in ports if not p.get("stage") for c in p["channels"] if c["kind"] == "buffer"
+             for k in re.findall(r"\bldq_v(\d+)\b", c["addr_nx"])}
+    return sorted(names)
 
 
 def ahead_guard(expr: str) -> str:
@@ -140,6 +155,8 @@ def _carry(port: dict, step: str) -> dict:
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
             if target == f"wire sel_{ch}" and port.get("registered"):  # the selection a stage before
                 unpack.append(f"wire selp_{ch} = {before}[{bit}]")
+            if target == f"assign {ch}_first" and port.get("registered"):  # the first read a stage before
+                unpack.append(f"wire firstp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
             bit += width
@@ -259,7 +276,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                        cuts=list(dp.cuts), segment=[dp.segment(k) for k in range(dp.depth + 1)],
                        enables=[(f"ce_c{k}", dp.segment(k)) for k in range(dp.depth)] + list(dp.enables.items()),
                        reg_cuts=[s for s in dp.cuts if all(p.get("registered") for p in ports if p["stage"] == s)],
-                       ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack)
+                       ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack,
+                       announced=announced(ports))
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
         else:
@@ -273,7 +291,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 bit = _route_width(outs)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
-                           ports=ports, port_decls=in_decls + out_decls, address=address)
+                           ports=ports, port_decls=in_decls + out_decls, address=address, announced=announced(ports))
                 text = render("load_unit.v.j2", **ctx)
                 conns = _mem_conns(proc.array, "ld_" if shared else "", True) + in_conns + out_conns
             else:
@@ -281,7 +299,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                                                                           ("order", "memory order", True)], ctl)
                 outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
-                           port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"])
+                           port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"],
+                           announced=announced(ports))
                 text = render("store_unit.v.j2", **ctx)
                 conns = _mem_conns(proc.array, "st_" if shared else "", False) + in_conns + out_conns
         design.rtl[f"{module}.v"] = text
@@ -299,7 +318,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                                                      fifo_module_name=FIFO_MODULE)
     if ChannelKind.BUFFER in kinds:
         design.rtl[f"{BUFFER_MODULE}.v"] = render("buffer_sync.v.j2", module_name=BUFFER_MODULE, width=8, size=2,
-                                                  addr_width=1)
+                                                  addr_width=1, inreg_slots=BUFFER_INREG_SLOTS)
     design.rtl[f"{top}.v"] = render("top.v.j2", kernel=kernel, source=program.file, top=top, scalars=scalars, mems=mems,
                                     channels=channels, processes=procs, fifo_module=FIFO_MODULE,
                                     fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE,
@@ -388,11 +407,13 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
     # read ports fed by the process itself: a recurrence (an accumulator), whose logic gets the
     # relaxed budget of `delay.loop_budget` rather than extra stages (`datapath.Datapath.loop`)
     loops = {c.sink_port for c in net.inputs(proc.name) if c.producer == proc.name}
-    # read ports fed by a buffer: a read from distributed RAM at a slot address, slower than a FIFO's
-    buffers: dict[str, int] = {}
+    # read ports fed by a buffer: a read from distributed RAM at a slot address, slower than a FIFO's,
+    # or a block RAM's read register (slower still: its clock to output)
+    buffers: dict[str, float] = {}
     for c in net.inputs(proc.name):
         if c.kind == ChannelKind.BUFFER:
-            buffers[c.sink_port] = max(buffers.get(c.sink_port, 0), c.depth)
+            arr = delay.bram_port() if c.depth * c.width > delay.LUTRAM_BITS else delay.buffer_port(c.depth)
+            buffers[c.sink_port] = max(buffers.get(c.sink_port, 0.0), arr)
 
     def build(dp: datapath.Datapath, read_stage: dict[str, int]) -> list[str]:
         results, port = [], 0
@@ -409,7 +430,7 @@ def _builder(net: ProcessNetwork, proc: Process, scalar_ports: dict[str, str]):
 
             reads = {r.id: f"pv_p{port + k}" for k, r in enumerate(st.reads)}
             port += len(st.reads)
-            dp.port_arrival.update({reads[rid]: delay.buffer_port(size) for rid, size in buffers.items() if rid in reads})
+            dp.port_arrival.update({reads[rid]: arr for rid, arr in buffers.items() if rid in reads})
             dp.loop.update(reads[rid] for rid in loops if rid in reads)
             _, res = datapath.build(st.expr, reads, scalar_ports, affine, st.loc, library, dp, read_stage)
             results.append(res)

@@ -6,7 +6,9 @@ written (setting its slot's full bit) on the first edge at which its slot is emp
 at a full slot waits, and the words behind it too; ``out_valid`` = full[out_addr] with ``out_data``
 = the slot's word; a read with ``out_last`` clears the full bit and a read without it changes
 nothing.  The clear reaches the producer's side one edge later: a slot cleared on an edge takes no
-write on the next one, and ``count`` (the full bits of the producer's side) still counts it.
+write on the next one, and ``count`` (the full bits of the producer's side) still counts it.  A
+buffer of more than ``BS_INREG_SLOTS`` (default 64, the template's) slots takes each word into an
+input register first, which the queue takes it from on the next edge it has room.
 
 Two kinds of stimulus:
 
@@ -55,6 +57,9 @@ class BufferChecker:
         self.full = [False] * size
         self.data = [0] * size
         self.queue: list[tuple[int, int]] = []  # the input queue: (slot, word), head first
+        # a buffer of more than INREG_SLOTS slots: the input register in front of the queue
+        self.inreg = size > _env_int("BS_INREG_SLOTS", 64)
+        self.reg: tuple[int, int] | None = None
         self.pending: int | None = None  # the slot cleared on the last edge (still full to the producer)
         self.cov = Coverage()
         self.cycle = 0
@@ -71,6 +76,7 @@ class BufferChecker:
         dut.rst.value = 0
         self.full = [False] * self.size
         self.queue = []
+        self.reg = None
         self.pending = None
 
     async def drain(self) -> None:
@@ -78,7 +84,7 @@ class BufferChecker:
         for _ in range(8):
             for a in range(self.size):
                 await self.step(False, 0, 0, a, True, True)
-            if not self.queue and not any(self.full):
+            if not self.queue and self.reg is None and not any(self.full):
                 return
 
     async def step(
@@ -115,7 +121,9 @@ class BufferChecker:
         out_valid = bool(int(dut.out_valid.value))
         held = sum(self.full) + (self.pending is not None)
         assert count == held, f"{where}: count {count}, model {held}"
-        assert in_ready == (len(self.queue) < 2), f"{where}: in_ready={in_ready}, queue {self.queue}"
+        room = len(self.queue) < 2  # the queue takes a word on this edge
+        expect_ready = room or self.reg is None if self.inreg else room
+        assert in_ready == expect_ready, f"{where}: in_ready={in_ready}, queue {self.queue}, register {self.reg}"
         assert out_valid == self.full[out_addr], f"{where}: out_valid={out_valid}"
         got = None
         if out_valid:
@@ -146,7 +154,13 @@ class BufferChecker:
             self.cov.writes += 1
             if read and out_last:
                 self.cov.write_and_clear += 1
-        if accepted:
+        if self.inreg:
+            if self.reg is not None and room:
+                self.queue.append(self.reg)
+                self.reg = None
+            if accepted:
+                self.reg = (in_addr, in_data)
+        elif accepted:
             self.queue.append((in_addr, in_data))
         written = accepted
         self.cov.cycles_all_full += count == self.size
@@ -194,8 +208,9 @@ async def buffer_sync_traffic(dut) -> None:
         for a in range(size):
             written, _, _ = await chk.step(True, a, rng.getrandbits(width), 0, False, False)
             assert written
-        await chk.step(False, 0, 0, 0, False, False)
-        assert sum(chk.full) == size and not chk.queue
+        for _ in range(1 + chk.inreg):  # the last word into its slot (through the input register)
+            await chk.step(False, 0, 0, 0, False, False)
+        assert sum(chk.full) == size and not chk.queue and chk.reg is None
 
     await fill()
     for a in range(size):
@@ -207,17 +222,17 @@ async def buffer_sync_traffic(dut) -> None:
         _, read, _ = await chk.step(False, 0, 0, a, True, True)
         assert not read
     assert sum(chk.full) == 0
-    # Writes to full slots wait in the input queue, which takes two and then refuses; the contents
-    # stay; the queued words land once their slots are emptied.
+    # Writes to full slots wait in the input queue, which takes two (three with the input register)
+    # and then refuses; the contents stay; the queued words land once their slots are emptied.
     await fill()
-    for k in range(4):
+    for k in range(5):
         written, _, _ = await chk.step(True, k % size, rng.getrandbits(width), 0, True, False)
-        assert written == (k < 2), "the input queue took a third word" if written else "the queue refused"
+        assert written == (k < 2 + chk.inreg), "the input queue took a word too many" if written else "the queue refused"
     for a in range(size):
         _, read, _ = await chk.step(False, 0, 0, a, True, False)
         assert read
     await chk.drain()
-    assert sum(chk.full) == 0 and not chk.queue
+    assert sum(chk.full) == 0 and not chk.queue and chk.reg is None
 
     # 2. Random traffic: fill-biased, drain-biased and balanced stretches.
     phases = [(0.7, 0.5, 0.3), (0.9, 0.3, 0.2), (0.3, 0.9, 0.7), (0.6, 0.6, 0.5)]

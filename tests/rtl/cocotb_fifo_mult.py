@@ -8,7 +8,9 @@ plus the value register):
 * with ``out_first`` = 1, ``out_valid`` is high exactly when the FIFO is not empty and ``out_data``
   is its head; a transfer pops it into the register;
 * with ``out_first`` = 0, ``out_valid`` is high exactly when a value has been popped since reset and
-  ``out_data`` is that value; a transfer changes nothing.
+  ``out_data`` is that value; a transfer changes nothing;
+* ``out_held`` = a value has been popped since reset; ``out_vk`` / ``out_vt`` = the FIFO's head valid
+  in the next cycle if nothing is popped now / if a value is popped now.
 
 The consumer mostly follows the protocol of a reading process (the first read of each value with
 ``out_first`` = 1, then a random number of re-reads with ``out_first`` = 0); one phase drives
@@ -84,6 +86,9 @@ class FifoMultChecker:
 
         in_ready = bool(int(dut.in_ready.value))
         out_valid = bool(int(dut.out_valid.value))
+        out_vk = bool(int(dut.out_vk.value))
+        out_vt = bool(int(dut.out_vt.value))
+        assert bool(int(dut.out_held.value)) == (self.held is not None), f"{where}: out_held"
         full = not in_ready  # the FIFO refuses pushes (it holds DEPTH words or more)
         # at least DEPTH words fit, and at most the input register's and the two of the consumer side more
         assert in_ready or len(self.fifo) >= self.depth, f"{where}: in_ready={in_ready}"
@@ -113,6 +118,11 @@ class FifoMultChecker:
             self.cov.pushes += 1
             if read and out_first:
                 self.cov.push_and_pop += 1
+        # the registered look-ahead: the FIFO's head valid in the next cycle, popped now or not
+        ahead = len(self.fifo) > self.fresh
+        popped = read and out_first
+        assert (out_vt if popped else out_vk) == ahead, (
+            f"{where}: out_vk={out_vk} out_vt={out_vt} popped={popped}, next cycle head valid={ahead}")
         self.cov.cycles_full += full
         if not self.fifo and self.held is not None:
             self.cov.cycles_empty_but_held += 1

@@ -72,9 +72,11 @@ def test_fifo_mult_simulation(
     assert result.passed == 1
 
 
-# (WIDTH, SIZE, AW): a single slot with the exact address width, and an odd size with an address
-# one bit wider than needed (the other decode branches are only linted).
-BS_CASES = [(8, 1, 1), (32, 17, 6)]
+# (WIDTH, SIZE, AW): a single slot with the exact address width, an odd size with an address one
+# bit wider than needed (the other decode branches are only linted), a buffer with an input register
+# (more than 64 slots), and one above the 8 kbit kept in distributed RAM (the block RAM branch: read
+# at the announced address, with forwarding).
+BS_CASES = [(8, 1, 1), (32, 17, 6), (8, 70, 7), (64, 130, 8)]
 
 
 @pytest.mark.parametrize(("width", "size", "aw"), BS_CASES, ids=lambda v: str(v))
