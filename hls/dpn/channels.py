@@ -9,7 +9,10 @@ same answer, and their tables are enumerated anyway to replay the sizes of those
 a fraction of the 40 ms that isl takes per channel).  isl's lexicographic maps over the whole tiled
 time stamps (15 dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
 are projected out first (`compact_schedules`: they never decide an order): tens of milliseconds.
-`in_order_pairs` is the enumerated oracle the tests compare it with.
+`in_order_pairs` is the enumerated oracle the tests compare it with.  Below `BOUND_ABOVE` iterations
+isl gets `ORDER_SECONDS` (in a forked child), then the pairs' time stamps, enumerated into an array,
+decide in numpy (`event_in_order`): a skewed 3-d stencil's load schedule makes isl's test take
+minutes there.
 FIFO = in-order and unicity; FIFO with multiplicity = in-order only; otherwise an addressable buffer.
 
 Sizing follows the global sequential order defined by the process schedules.  A FIFO needs the
@@ -25,7 +28,8 @@ moduli a buffer of the same values would have: no two values alive together shar
 allocation, so no more values than slots are ever alive together, and the FIFO holds every value
 the sequential order keeps alive (the argument of docs/channel-sizing.md holds for any depth at
 least the exact one).  `max_live` stays None there.  Those counts and that bound are taken from
-`BOUND_ABOVE` iterations on.  Below, a FIFO is sized by replaying its write and first-read times,
+`BOUND_ABOVE` iterations on.  Below, a buffer's moduli get `MODULI_SECONDS` of isl before the replay of
+its values' enumerated lifetimes decides (`event_replayed_moduli`), and a FIFO is sized by replaying its write and first-read times,
 which isl enumerates into arrays and numpy sorts (`event_replayed_depth`: exact, a fraction of a
 second at 400k values, where barvinok often gives up after its time limit), and a buffer below
 `REPLAY_BELOW` iterations by replaying the global order on the enumerated instances
