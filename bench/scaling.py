@@ -119,6 +119,10 @@ def size_knobs(path: Path) -> dict:
     m = re.search(r"#\s*pragma\s+scop(.*?)#\s*pragma\s+endscop", code, flags=re.S)
     region = m.group(1) if m else code
     idents = {w for h in _for_headers(region) for w in re.findall(r"[A-Za-z_]\w*", h)}
+    # a macro derived from a knob (`#define N (4 * (K) + 1)`) scales the knob when it bounds a loop
+    for name, body in re.findall(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(.+)$", code, flags=re.M):
+        if name in idents:
+            idents |= set(re.findall(r"[A-Za-z_]\w*", body))
     names = list(params) + [n for n in macros if n not in params]
     return {"params": params, "macros": macros,
             "scaled": [n for n in names if n in idents], "fixed": [n for n in names if n not in idents]}

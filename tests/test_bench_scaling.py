@@ -1,0 +1,20 @@
+"""`bench.scaling`'s size knobs: which macros and parameters it scales."""
+
+from bench.scaling import knob_values, size_knobs
+from tests.kernels import ROOT
+
+
+def test_a_knob_behind_a_derived_macro_is_scaled():
+    """lifting-53's loops run to N = 4K + 1: scaling the kernel scales K, which keeps N valid."""
+    knobs = size_knobs(ROOT / "examples" / "lifting-53.c")
+    assert knobs["scaled"] == ["M", "K"] and knobs["fixed"] == []
+    assert knob_values(knobs, 2.0) == {"M": 12, "K": 16}
+
+
+def test_a_macro_outside_the_loop_bounds_stays_fixed(tmp_path):
+    src = tmp_path / "k.c"
+    src.write_text("#ifndef N\n#define N 10\n#endif\n#ifndef SCALE\n#define SCALE 3\n#endif\n"
+                   "void k(int a[N]) {\n  int i;\n#pragma scop\n  for (i = 0; i < N; i++)\n"
+                   "    a[i] = a[i] * SCALE;\n#pragma endscop\n}\n")
+    knobs = size_knobs(src)
+    assert knobs["scaled"] == ["N"] and knobs["fixed"] == ["SCALE"]
