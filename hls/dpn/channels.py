@@ -140,16 +140,15 @@ def _bounded_in_order(c: Channel, net: ProcessNetwork, tables: Optional[NetworkT
 
 def event_in_order(c: Channel, net: ProcessNetwork) -> Optional[bool]:
     """`in_order_pairs` on the pairs' (consumer time, producer time) stamps that isl enumerates into
-    an array (`iu.fast_points`), sorted in numpy: no per-pair objects.  Pairs read at one consumer
-    time may come in any order (as in `is_in_order`).  None when they cannot be enumerated that way."""
+    an array (`iu.fast_points`, sorted: by consumer time, then producer time), checked in numpy: no
+    per-pair objects.  Pairs read at one consumer time may come in any order (as in `is_in_order`).
+    None when they cannot be enumerated that way."""
     prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
     times = c.relation.reverse().apply_domain(cons).apply_range(prod)  # t_y -> t_x of every pair
     rows = iu.fast_points(iu.fix_params(times.wrap().flatten(), net.program.param_values()))
     if rows is None:
         return None
-    d = times.dim(isl.dim_type.in_)
-    order = np.lexsort(tuple(rows[:, k] for k in reversed(range(rows.shape[1]))))
-    written = rows[order, d:]
+    written = rows[:, times.dim(isl.dim_type.in_):]
     step = written[1:] - written[:-1]
     moved = step != 0
     first = np.argmax(moved, axis=1)  # the first dimension where consecutive producer times differ
