@@ -50,6 +50,7 @@ from ..bounded import text_within
 from ..poly import isl_utils as iu
 from ..poly.lexorder import first_differs, shared_prefix
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
+from .stamps import lex_order, pair_stamps
 from .tables import NetworkTables
 from .timestamps import compact_schedules
 
@@ -106,6 +107,7 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
 
 
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
+    tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     if is_small(c, net):
         in_order = in_order_pairs(c, tables or NetworkTables(net))
     elif is_small(c, net, BOUND_ABOVE):
@@ -134,25 +136,32 @@ def _bounded_in_order(c: Channel, net: ProcessNetwork, tables: Optional[NetworkT
     text = text_within(lambda: str(int(channel_in_order(c, net))), ORDER_SECONDS)
     if text is not None:
         return text == "1"
-    replayed = event_in_order(c, net)
+    replayed = event_in_order(c, net, tables)
     return replayed if replayed is not None else in_order_pairs(c, tables or NetworkTables(net))
 
 
-def event_in_order(c: Channel, net: ProcessNetwork) -> Optional[bool]:
-    """`in_order_pairs` on the pairs' (consumer time, producer time) stamps that isl enumerates into
-    an array (`iu.fast_points`, sorted: by consumer time, then producer time), checked in numpy: no
-    per-pair objects.  Pairs read at one consumer time may come in any order (as in `is_in_order`).
-    None when they cannot be enumerated that way."""
-    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
-    times = c.relation.reverse().apply_domain(cons).apply_range(prod)  # t_y -> t_x of every pair
-    rows = iu.fast_points(iu.fix_params(times.wrap().flatten(), net.program.param_values()))
-    if rows is None:
+def event_in_order(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Optional[bool]:
+    """`in_order_pairs` on the pairs' (consumer time, producer time) stamps, enumerated into arrays
+    (`stamps.pair_stamps`) and checked in numpy: no per-pair objects.  Pairs read at one consumer
+    time may come in any order (as in `is_in_order`).  None when they cannot be enumerated that way."""
+    pairs = _pair_stamps(c, net, tables)
+    if pairs is None:
         return None
-    written = rows[:, times.dim(isl.dim_type.in_):]
+    _xs, written, read = pairs
+    written = written[lex_order(read, written)]
     step = written[1:] - written[:-1]
     moved = step != 0
     first = np.argmax(moved, axis=1)  # the first dimension where consecutive producer times differ
     return bool(np.all(step[np.arange(step.shape[0]), first][moved.any(axis=1)] > 0))
+
+
+def _pair_stamps(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables]):
+    """`stamps.pair_stamps` of the channel, on its processes' stamps kept by `tables`."""
+    tables = tables or NetworkTables(net)
+    prod, cons = tables.stamps(c.producer), tables.stamps(c.consumer)
+    if prod is None or cons is None:
+        return None
+    return pair_stamps(c, prod, cons, net.program.param_values())
 
 
 def type_channels(net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> ProcessNetwork:
@@ -282,9 +291,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`, whose
     moduli get `MODULI_SECONDS` below `BOUND_ABOVE` iterations before the replay of the values'
     lifetimes decides (`event_replayed_moduli`, the same answer).  So no large problem is enumerated."""
+    tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     large = not is_small(c, net, BOUND_ABOVE)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        depth = event_replayed_depth(c, net)
+        depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     if is_small(c, net):
@@ -295,7 +305,7 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
         if text is not None:
             moduli = tuple(int(b) for b in text.split())
         else:
-            replayed = event_replayed_moduli(c, net)
+            replayed = event_replayed_moduli(c, net, tables)
             if replayed is not None:
                 moduli, live = replayed
                 return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
@@ -318,32 +328,30 @@ def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
     return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
 
 
-def _lifetimes(c: Channel, net: ProcessNetwork) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+def _lifetimes(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None
+               ) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Per value of the channel: its producer iteration, write time, first and last read times, from
-    every (value, write time, read time) triple that isl enumerates into an array (`iu.fast_points`,
-    sorted, so a value's reads are consecutive rows in time order).  The first and last reads are
-    taken there, not as isl's lexmin and lexmax of the reads, which over a skewed 3-d stencil's load
-    schedule ran for minutes.  None when the triples cannot be enumerated that way."""
-    prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
-    write = prod.intersect_domain(c.relation.domain())
-    triples = write.range_product(c.relation.apply_range(cons)).wrap().flatten()
-    rows = iu.fast_points(iu.fix_params(triples, net.program.param_values()))
-    if rows is None:
+    the enumerated pairs and their stamps (`_pair_stamps`), sorted by value, then read time.  Not
+    isl's lexmin and lexmax of the reads, which over a skewed 3-d stencil's load schedule ran for
+    minutes.  None when the pairs cannot be enumerated that way."""
+    pairs = _pair_stamps(c, net, tables)
+    if pairs is None:
         return None
-    n, d = write.dim(isl.dim_type.in_), write.dim(isl.dim_type.out)
-    xs = rows[:, :n]
-    starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]).any(axis=1)]) if rows.shape[0] else np.zeros(0, int)
-    ends = np.r_[starts[1:], rows.shape[0]] - 1
-    return xs[starts], rows[starts, n:n + d], rows[starts, n + d:], rows[ends, n + d:]
+    xs, written, read = pairs
+    order = lex_order(xs, read)
+    xs, written, read = xs[order], written[order], read[order]
+    starts = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]).any(axis=1)]) if xs.shape[0] else np.zeros(0, int)
+    ends = np.r_[starts[1:], xs.shape[0]] - 1
+    return xs[starts], written[starts], read[starts], read[ends]
 
 
-def event_replayed_depth(c: Channel, net: ProcessNetwork) -> Optional[int]:
+def event_replayed_depth(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Optional[int]:
     """The FIFO depth of `replayed_size` from the write and first-read times alone (`_lifetimes`),
     replayed in numpy: no per-instance Python objects, so a FIFO that barvinok cannot count is still
     sized exactly at a few hundred thousand values in well under a second (the tables' replay takes
     seconds there).  None when the times cannot be enumerated that way (the caller replays the
     tables)."""
-    lives = _lifetimes(c, net)
+    lives = _lifetimes(c, net, tables)
     if lives is None:
         return None
     _xs, written, first, _last = lives
@@ -361,12 +369,13 @@ def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
     return _allocation_of_lifetimes(lifetimes, len(next(iter(readers))) if readers else 0)
 
 
-def event_replayed_moduli(c: Channel, net: ProcessNetwork) -> Optional[tuple[tuple[int, ...], int]]:
+def event_replayed_moduli(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None
+                          ) -> Optional[tuple[tuple[int, ...], int]]:
     """A buffer's `_modular_allocation` from its values' write and last-read times (`_lifetimes`),
     without the tables' per-pair objects: the exact answer where `_moduli`'s isl problems run long
     (a skewed 3-d stencil's loads, whose schedule is a lexmin over seven reads).  None when the times
     cannot be enumerated that way."""
-    lives = _lifetimes(c, net)
+    lives = _lifetimes(c, net, tables)
     if lives is None:
         return None
     xs, written, _first, last = lives

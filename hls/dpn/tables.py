@@ -13,6 +13,7 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 from .network import Channel, Process, ProcessNetwork
+from .stamps import ProcessStamps, process_stamps
 
 Point = tuple[int, ...]
 
@@ -58,17 +59,25 @@ class NetworkTables:
         self.net = net
         self._p: dict[str, ProcessTable] = {}
         self._c: dict[str, ChannelTable] = {}
+        self._s: dict[str, Optional[ProcessStamps]] = {}
 
     def for_network(self, net: ProcessNetwork) -> "NetworkTables":
         """Tables of a network with the same processes (channels may differ): process tables are kept."""
         out = NetworkTables(net)
         out._p = self._p
+        out._s = self._s
         return out
 
     def process(self, name: str) -> ProcessTable:
         if name not in self._p:
             self._p[name] = process_table(self.net.process(name))
         return self._p[name]
+
+    def stamps(self, name: str) -> Optional[ProcessStamps]:
+        """The process's iterations and stamps as arrays (`stamps.process_stamps`), or None."""
+        if name not in self._s:
+            self._s[name] = process_stamps(self.net.process(name), self.net.program.param_values())
+        return self._s[name]
 
     def channel(self, c: Channel) -> ChannelTable:
         if c.name not in self._c:

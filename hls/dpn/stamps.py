@@ -1,0 +1,98 @@
+"""Enumerated time stamps as numpy arrays: a process's iterations and their stamps, and a channel's
+pairs with the stamps of both ends.
+
+Below `channels.BOUND_ABOVE` iterations the channel passes fall back on enumerated events where isl's
+relational problems run long.  Posing those events in isl (the channel relation composed with both
+schedules, then enumerated) costs as much as the problem it replaces when a schedule has dozens of
+pieces: a skewed 3-d stencil's load schedule, a lexmin over seven reads, made that composition take
+25 s for one channel.  Here each schedule is enumerated once per process (`process_stamps`), each
+channel relation once (its pairs have few pieces), and the stamps of the pairs are looked up in
+numpy (`pair_stamps`): no composition, and no per-instance Python objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import islpy as isl
+import numpy as np
+
+from ..poly import isl_utils as iu
+from .network import Channel, Process
+
+_KEY_BITS = 62  # mixed-radix keys of the iterations must fit an int64
+
+
+@dataclass(frozen=True)
+class ProcessStamps:
+    """A process's iterations, sorted lexicographically, and the time stamp of each (same rows)."""
+    points: np.ndarray  # (n, d)
+    times: np.ndarray  # (n, t)
+    low: np.ndarray  # per dimension: the smallest coordinate
+    radix: np.ndarray  # per dimension: its span (the mixed radix of `keys`)
+    keys: np.ndarray  # (n,) increasing: the rows' mixed-radix numbers
+
+    def times_of(self, rows: np.ndarray) -> Optional[np.ndarray]:
+        """The stamps of the given iterations (rows of `points`); None if one is not an iteration."""
+        if rows.shape[0] == 0:
+            return np.zeros((0, self.times.shape[1]), dtype=np.int64)
+        offset = rows - self.low
+        if (offset < 0).any() or (offset >= self.radix).any():
+            return None
+        at = np.searchsorted(self.keys, _keys(offset, self.radix))
+        if (at >= self.keys.shape[0]).any() or (self.points[np.minimum(at, self.keys.shape[0] - 1)] != rows).any():
+            return None
+        return self.times[at]
+
+
+def _keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """Mixed-radix numbers of non-negative offsets: their order is the rows' lexicographic order."""
+    key = np.zeros(offset.shape[0], dtype=np.int64)
+    for d in range(offset.shape[1]):
+        key = key * radix[d] + offset[:, d]
+    return key
+
+
+def process_stamps(p: Process, params: Mapping[str, int]) -> Optional[ProcessStamps]:
+    """The process's iterations and stamps from its schedule, enumerated once into arrays; None when
+    isl cannot enumerate it that way or its iterations do not fit mixed-radix int64 keys."""
+    n = p.domain.dim(isl.dim_type.set)
+    rows = iu.fast_points(iu.fix_params(p.schedule.wrap().flatten(), params))
+    if rows is None:
+        return None
+    points, times = rows[:, :n], rows[:, n:]
+    if points.shape[0] == 0:
+        zero = np.zeros(n, dtype=np.int64)
+        return ProcessStamps(points, times, zero, zero + 1, np.zeros(0, dtype=np.int64))
+    low = points.min(axis=0)
+    radix = points.max(axis=0) - low + 1
+    if sum(int(r).bit_length() for r in radix) > _KEY_BITS:
+        return None
+    keys = _keys(points - low, radix)  # rows come sorted, and so do their keys
+    if (np.diff(keys) <= 0).any():
+        return None  # not a function of the iteration: not a schedule the passes build
+    return ProcessStamps(points, times, low, radix, keys)
+
+
+def pair_stamps(c: Channel, producer: ProcessStamps, consumer: ProcessStamps,
+                params: Mapping[str, int]) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(producer iterations, producer stamps, consumer stamps) of every pair of the channel, in the
+    relation's lexicographic order (by producer iteration, then consumer iteration); None when the
+    pairs cannot be enumerated into an array."""
+    rows = iu.fast_points(iu.fix_params(c.relation.wrap().flatten(), params))
+    if rows is None:
+        return None
+    n = c.relation.dim(isl.dim_type.in_)
+    xs, ys = rows[:, :n], rows[:, n:]
+    written, read = producer.times_of(xs), consumer.times_of(ys)
+    if written is None or read is None:
+        return None
+    return xs, written, read
+
+
+def lex_order(*columns: np.ndarray) -> np.ndarray:
+    """The permutation that sorts rows by the concatenated columns of the given arrays,
+    lexicographically (the first array's first column most significant)."""
+    keys = [a[:, k] for a in columns for k in range(a.shape[1])]
+    return np.lexsort(keys[::-1]) if keys else np.arange(columns[0].shape[0])
