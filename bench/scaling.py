@@ -13,8 +13,10 @@ Size knobs.  A kernel's size knobs are its `// dpn-synth-args: --param n=16` par
 passed as `-DNI=V`) that appear in a `for` header inside the scop, so a shift amount (`SHIFT`) or an
 unguarded `#define` stays as it is.  A kernel without a knob is measured at level 0 only.
 
-Scale factor.  Level k multiplies every knob by f = 4^(k/d), rounded to an integer (never below 1),
-where d is the kernel's measured growth degree: the statement instances at the own size and with every
+Scale factor.  Level k multiplies every knob by f = 4^(k/d), rounded to a multiple of the largest of
+1, 2, 4 and 8 that divides the knob's own value (never below it), so that a kernel whose sizes must
+stay even or a multiple of 4 (a decimation by 4, a loop that steps by 2 and writes `d[i / 2]`) is
+not refused at a scaled size; where d is the kernel's measured growth degree: the statement instances at the own size and with every
 knob doubled are counted (`dpn-synth analyze --json`, domains counted with isl) and
 d = log2(instances(2x) / instances(1x)), at least 1.  d is the depth of the loop nests the knobs bound
 (3 for gemm and for a triangular cholesky, 2 for conv2d, whose 3x3 loops are constant, or for
@@ -130,7 +132,13 @@ def size_knobs(path: Path) -> dict:
 
 def knob_values(knobs: dict, f: float) -> dict[str, int]:
     vals = {**knobs["macros"], **knobs["params"]}
-    return {n: (max(1, round(v * f)) if n in knobs["scaled"] else v) for n, v in vals.items()}
+    return {n: (_scaled(v, f) if n in knobs["scaled"] else v) for n, v in vals.items()}
+
+
+def _scaled(v: int, f: float) -> int:
+    """v x f, rounded to a multiple of v's own factor among 1, 2, 4 and 8 (never below that factor)."""
+    step = next(s for s in (8, 4, 2, 1) if v % s == 0)
+    return max(step, step * round(v * f / step))
 
 
 def knob_args(knobs: dict, vals: dict[str, int]) -> list[str]:

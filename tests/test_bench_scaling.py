@@ -18,3 +18,10 @@ def test_a_macro_outside_the_loop_bounds_stays_fixed(tmp_path):
                    "    a[i] = a[i] * SCALE;\n#pragma endscop\n}\n")
     knobs = size_knobs(src)
     assert knobs["scaled"] == ["N"] and knobs["fixed"] == ["SCALE"]
+
+
+def test_a_scaled_knob_keeps_the_factor_of_two_of_its_own_value():
+    knobs = {"macros": {"n": 32, "m": 6, "k": 5}, "params": {}, "scaled": ["n", "m", "k"], "fixed": []}
+    vals = knob_values(knobs, 127 / 32)  # n -> 127 would make `d[i / 2]` over i < n write out of bounds
+    assert vals == {"n": 128, "m": 24, "k": 20}
+    assert knob_values(knobs, 0.01) == {"n": 8, "m": 2, "k": 1}
