@@ -288,7 +288,13 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
     "last before" is a lexicographic maximum over the band coordinates alone (a store of an earlier
     band; a load of the same or an earlier band), solved on the processes' domains.  The exact
     problem over their time stamps (`memory_order_exact`, the test oracle) took minutes on a skewed
-    3-d stencil, whose schedules have dozens of pieces."""
+    3-d stencil, whose schedules have dozens of pieces.
+
+    The maximum is taken pointwise, so a store's is solved over the simple hull of the store domain
+    and then restricted to it: the same relation, without isl splitting the problem on the store
+    domain's pieces times the load domain's.  On heat-3d's corner that took 0.9 s where the problem
+    on the exact domain took 7 s and gave 133 pieces against 41.  (For a load, the hull gives more
+    pieces: the load domain's own pieces do not coalesce with the result's.)"""
     out = []
     for array, pl, ps in _loaded_and_stored(net, program):
         nb = pl.band_dims
@@ -298,7 +304,12 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
             for d in range(nb, sink.domain.dim(isl.dim_type.set)):
                 before = before.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
             before = before.set_tuple_name(isl.dim_type.out, source.name)
-            latest = before.intersect_domain(sink.domain).intersect_range(source.domain).lexmax()
+            if same_band:  # a store waits: solved on its domain's hull, then restricted to the domain
+                hull = isl.Set.from_basic_set(sink.domain.simple_hull())
+                latest = iu.coalesced(before.intersect_domain(hull).intersect_range(source.domain).lexmax())
+                latest = latest.intersect_domain(sink.domain)
+            else:
+                latest = before.intersect_domain(sink.domain).intersect_range(source.domain).lexmax()
             for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
                 if not m.is_empty():
                     out.append((source.name, sink.name, iu.coalesced(m), array))

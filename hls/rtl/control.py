@@ -296,15 +296,17 @@ class Control:
             name, w, b, pa = v["name"], v["width"], v["mod"], v["pa"]
             terms = []
             for p, (piece, ma) in enumerate(self.pieces):
-                nxt = pa.pullback_multi_aff(ma)
+                # both sides restricted to the piece first: `sub` pairs every piece of one with every
+                # piece of the other (a load unit's hundred successor pieces made that most of its cost)
+                nxt = pa.pullback_multi_aff(ma).intersect_domain(piece)
                 const = self._constant(nxt, piece)
                 if const is not None:
                     val = const % b if b else const % (1 << w)
                     terms.append(f"({{{w}{{{pcs[p]}}}}} & {w}'d{val})")
                     continue
                 delta = None
-                if nxt.domain().intersect(piece).is_subset(pa.domain()):  # v holds pa(x) wherever it is needed
-                    delta = self._constant(nxt.sub(pa), piece)
+                if nxt.domain().is_subset(pa.domain()):  # v holds pa(x) wherever it is needed
+                    delta = self._constant(nxt.sub(pa.intersect_domain(piece)), piece)
                 if delta is not None:
                     if b:
                         dd = delta % b
