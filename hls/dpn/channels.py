@@ -28,12 +28,12 @@ moduli a buffer of the same values would have: no two values alive together shar
 allocation, so no more values than slots are ever alive together, and the FIFO holds every value
 the sequential order keeps alive (the argument of docs/channel-sizing.md holds for any depth at
 least the exact one).  `max_live` stays None there.  Those counts and that bound are taken from
-`BOUND_ABOVE` iterations on.  Below, a buffer's moduli get `MODULI_SECONDS` of isl before the replay of
-its values' enumerated lifetimes decides (`event_replayed_moduli`), and a FIFO is sized by replaying its write and first-read times,
-which isl enumerates into arrays and numpy sorts (`event_replayed_depth`: exact, a fraction of a
-second at 400k values, where barvinok often gives up after its time limit), and a buffer below
-`REPLAY_BELOW` iterations by replaying the global order on the enumerated instances
-(`replayed_size`: exact, cheaper there, and the tests' oracle for both).
+`BOUND_ABOVE` iterations on.  Below, a buffer is sized by replaying its values' enumerated
+lifetimes (`event_replayed_moduli`) and a FIFO by replaying its write and first-read times, which
+are enumerated into arrays and sorted in numpy (`event_replayed_depth`; `hls/dpn/stamps.py`): exact,
+a fraction of a second at 400k values, where barvinok often gives up after its time limit and isl's
+moduli over a skewed 3-d stencil's load schedule take seconds per buffer.  Replaying the global order
+on the enumerated instances (`replayed_size`) is the tests' oracle for both.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = 
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
-ORDER_SECONDS = 5.0  # isl's limit on an in-order test below `BOUND_ABOVE` iterations, then the enumerated one
+ORDER_SECONDS = 1.0  # isl's limit on an in-order test below `BOUND_ABOVE` iterations, then the enumerated one
 
 
 def _bounded_in_order(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables]) -> bool:
@@ -282,34 +282,28 @@ REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is
 BOUND_ABOVE = 400_000
 
 
-MODULI_SECONDS = 2.0  # isl's limit on a buffer's moduli below `BOUND_ABOVE` iterations, then the replay of its lifetimes
-
-
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
-    """A FIFO of up to `BOUND_ABOVE` iterations: the replay of its events (`event_replayed_depth`,
-    exact, and cheaper than barvinok there), else `symbolic_size`: exact, or the upper bound for a
-    FIFO barvinok cannot count.  A buffer: the tables' replay when small, else `symbolic_size`, whose
-    moduli get `MODULI_SECONDS` below `BOUND_ABOVE` iterations before the replay of the values'
-    lifetimes decides (`event_replayed_moduli`, the same answer).  So no large problem is enumerated."""
+    """Up to `BOUND_ABOVE` iterations, the replay of the channel's events in numpy: a FIFO's write and
+    first-read times (`event_replayed_depth`), a buffer's values' lifetimes (`event_replayed_moduli`),
+    exact, and cheaper there than barvinok's count or isl's moduli over a schedule of dozens of
+    pieces (a skewed 3-d stencil's loads: seconds per buffer, where the replay takes a fraction of
+    one).  Beyond, `symbolic_size`: exact, or the upper bound for a FIFO barvinok cannot count.  The
+    tables' replay where the events cannot be enumerated into arrays.  So no large problem is
+    enumerated."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     large = not is_small(c, net, BOUND_ABOVE)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
-    if is_small(c, net):
-        return replayed_size(c, tables or NetworkTables(net))
-    moduli = None
     if not large and c.kind == ChannelKind.BUFFER:
-        text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
-        if text is not None:
-            moduli = tuple(int(b) for b in text.split())
-        else:
-            replayed = event_replayed_moduli(c, net, tables)
-            if replayed is not None:
-                moduli, live = replayed
-                return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
-    return symbolic_size(c, net, bound_large=large, moduli=moduli) or replayed_size(c, tables or NetworkTables(net))
+        replayed = event_replayed_moduli(c, net, tables)
+        if replayed is not None:
+            moduli, live = replayed
+            return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
+    if is_small(c, net):
+        return replayed_size(c, tables)
+    return symbolic_size(c, net, bound_large=large) or replayed_size(c, tables)
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
