@@ -109,7 +109,7 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     if is_small(c, net):
-        in_order = in_order_pairs(c, tables or NetworkTables(net))
+        in_order = in_order_pairs(c, tables)
     elif is_small(c, net, BOUND_ABOVE):
         in_order = _bounded_in_order(c, net, tables)
     else:
@@ -251,13 +251,12 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     return tuple(s + 1 for s in spans)
 
 
-def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True,
-                  moduli: Optional[tuple[int, ...]] = None) -> Optional[Channel]:
+def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True
+                  ) -> Optional[Channel]:
     """The channel sized on its relations (module docstring).  When a FIFO's count needs barvinok and
     it is absent, inexact or late: None, or with `bound_large` the product of its buffer moduli
     (`max_live` None), an upper bound that can never deadlock (module docstring).  `count=False`
-    takes the bound without trying barvinok (the tests compare it with the replay).  A buffer's
-    `moduli`, when given, are its `_moduli` already computed."""
+    takes the bound without trying barvinok (the tests compare it with the replay)."""
     if c.relation.is_empty():
         return None  # nothing to count: the replay is immediate
     write, first, last = _times(c, net)
@@ -269,7 +268,7 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
         if not bound_large:
             return None
         return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
-    moduli = moduli or _moduli(write, last)
+    moduli = _moduli(write, last)
     # a buffer's live count is reported, never its size: its relation is built within the count's time
     # limit too (over a skewed 3-d stencil's 38-piece load schedule it took minutes)
     live = _max_count(lambda: _alive_at_writes(write, last)) if iu.counting_available() else None
