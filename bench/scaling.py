@@ -14,7 +14,8 @@ passed as `-DNI=V`) that appear in a `for` header inside the scop, so a shift am
 unguarded `#define` stays as it is.  A kernel without a knob is measured at level 0 only.
 
 Scale factor.  Level k multiplies every knob by f = 4^(k/d), rounded to a multiple of the largest of
-1, 2, 4 and 8 that divides the knob's own value (never below it), so that a kernel whose sizes must
+1, 2, 4 and 8 that divides the knob's own value and is at most a quarter of it (never below it), so
+that a small knob (4 time steps) still grows level by level, and a kernel whose sizes must
 stay even or a multiple of 4 (a decimation by 4, a loop that steps by 2 and writes `d[i / 2]`) is
 not refused at a scaled size; where d is the kernel's measured growth degree: the statement instances at the own size and with every
 knob doubled are counted (`dpn-synth analyze --json`, domains counted with isl) and
@@ -136,8 +137,9 @@ def knob_values(knobs: dict, f: float) -> dict[str, int]:
 
 
 def _scaled(v: int, f: float) -> int:
-    """v x f, rounded to a multiple of v's own factor among 1, 2, 4 and 8 (never below that factor)."""
-    step = next(s for s in (8, 4, 2, 1) if v % s == 0)
+    """v x f, rounded to a multiple of v's own factor among 1, 2, 4 and 8 that is at most v / 4 (never
+    below that factor)."""
+    step = next(s for s in (8, 4, 2, 1) if v % s == 0 and 4 * s <= v)
     return max(step, step * round(v * f / step))
 
 
