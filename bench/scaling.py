@@ -139,7 +139,7 @@ def knob_values(knobs: dict, f: float) -> dict[str, int]:
 def _scaled(v: int, f: float) -> int:
     """v x f, rounded to a multiple of v's own factor among 1, 2, 4 and 8 that is at most v / 4 (never
     below that factor)."""
-    step = next(s for s in (8, 4, 2, 1) if v % s == 0 and 4 * s <= v)
+    step = next((s for s in (8, 4, 2) if v % s == 0 and 4 * s <= v), 1)
     return max(step, step * round(v * f / step))
 
 

@@ -21,8 +21,9 @@ def test_a_macro_outside_the_loop_bounds_stays_fixed(tmp_path):
 
 
 def test_a_scaled_knob_keeps_the_factor_of_two_of_its_own_value():
-    knobs = {"macros": {"n": 32, "m": 8, "t": 4, "k": 5}, "params": {}, "scaled": ["n", "m", "t", "k"], "fixed": []}
+    knobs = {"macros": {"n": 32, "m": 8, "t": 4, "k": 5, "r": 2}, "params": {}, "scaled": ["n", "m", "t", "k", "r"],
+             "fixed": []}
     vals = knob_values(knobs, 127 / 32)  # n -> 127 would make `d[i / 2]` over i < n write out of bounds
-    assert vals == {"n": 128, "m": 32, "t": 16, "k": 20}
+    assert vals == {"n": 128, "m": 32, "t": 16, "k": 20, "r": 8}
     assert knob_values(knobs, 1.36)["t"] == 5  # a small knob keeps growing: its step is at most a quarter
-    assert knob_values(knobs, 0.01) == {"n": 8, "m": 2, "t": 1, "k": 1}
+    assert knob_values(knobs, 0.01) == {"n": 8, "m": 2, "t": 1, "k": 1, "r": 1}
