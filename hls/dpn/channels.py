@@ -251,12 +251,13 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     return tuple(s + 1 for s in spans)
 
 
-def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True
-                  ) -> Optional[Channel]:
+def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True,
+                  moduli: Optional[tuple[int, ...]] = None) -> Optional[Channel]:
     """The channel sized on its relations (module docstring).  When a FIFO's count needs barvinok and
     it is absent, inexact or late: None, or with `bound_large` the product of its buffer moduli
     (`max_live` None), an upper bound that can never deadlock (module docstring).  `count=False`
-    takes the bound without trying barvinok (the tests compare it with the replay)."""
+    takes the bound without trying barvinok (the tests compare it with the replay).  A buffer's
+    `moduli`, when given, are its `_moduli` already computed."""
     if c.relation.is_empty():
         return None  # nothing to count: the replay is immediate
     write, first, last = _times(c, net)
@@ -268,7 +269,7 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
         if not bound_large:
             return None
         return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
-    moduli = _moduli(write, last)
+    moduli = moduli or _moduli(write, last)
     # a buffer's live count is reported, never its size: its relation is built within the count's time
     # limit too (over a skewed 3-d stencil's 38-piece load schedule it took minutes)
     live = _max_count(lambda: _alive_at_writes(write, last)) if iu.counting_available() else None
@@ -282,27 +283,43 @@ BOUND_ABOVE = 400_000
 
 
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
-    """Up to `BOUND_ABOVE` iterations, the replay of the channel's events in numpy: a FIFO's write and
-    first-read times (`event_replayed_depth`), a buffer's values' lifetimes (`event_replayed_moduli`),
-    exact, and cheaper there than barvinok's count or isl's moduli over a schedule of dozens of
-    pieces (a skewed 3-d stencil's loads: seconds per buffer, where the replay takes a fraction of
-    one).  Beyond, `symbolic_size`: exact, or the upper bound for a FIFO barvinok cannot count.  The
-    tables' replay where the events cannot be enumerated into arrays.  So no large problem is
-    enumerated."""
+    """Up to `BOUND_ABOVE` iterations, the replay of the channel's events: a FIFO's write and
+    first-read times (`event_replayed_depth`, numpy), a buffer's values' lifetimes
+    (`event_replayed_moduli`) when it has under `LIFETIME_CELLS` values x dimensions, else isl's
+    moduli within `MODULI_SECONDS` before that replay: exact, and cheaper than barvinok's count or
+    isl's moduli over a schedule of dozens of pieces (a skewed 3-d stencil's loads: seconds per
+    buffer, where the replay takes a fraction of one).  Beyond, `symbolic_size`: exact, or the upper
+    bound for a FIFO barvinok cannot count.  The tables' replay where the events cannot be
+    enumerated into arrays.  So no large problem is enumerated."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     large = not is_small(c, net, BOUND_ABOVE)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
+    moduli = None
     if not large and c.kind == ChannelKind.BUFFER:
-        replayed = event_replayed_moduli(c, net, tables)
+        cells = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_)
+        replayed = event_replayed_moduli(c, net, tables) if cells <= LIFETIME_CELLS else None
+        if replayed is None and not is_small(c, net):
+            text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
+            if text is not None:
+                moduli = tuple(int(b) for b in text.split())
+            else:
+                replayed = event_replayed_moduli(c, net, tables)
         if replayed is not None:
             moduli, live = replayed
             return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
     if is_small(c, net):
         return replayed_size(c, tables)
-    return symbolic_size(c, net, bound_large=large) or replayed_size(c, tables)
+    return symbolic_size(c, net, bound_large=large, moduli=moduli) or replayed_size(c, tables)
+
+
+#: values x dimensions of a buffer under which its lifetimes are replayed before isl is asked: the
+#: replay keeps a Python entry per value and dimension (box-blur-clamp at level 3, 131k values of 10
+#: dimensions: 670 MB where isl's moduli took under a second)
+LIFETIME_CELLS = 300_000
+MODULI_SECONDS = 2.0  # isl's limit on a larger buffer's moduli, then the replay of its lifetimes
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:
