@@ -299,13 +299,13 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     moduli = None
     if not large and c.kind == ChannelKind.BUFFER:
-        cells = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_)
-        replayed = event_replayed_moduli(c, net, tables) if cells <= LIFETIME_CELLS else None
+        replay_first = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_) <= LIFETIME_CELLS
+        replayed = event_replayed_moduli(c, net, tables) if replay_first else None
         if replayed is None and not is_small(c, net):
             text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
             if text is not None:
                 moduli = tuple(int(b) for b in text.split())
-            else:
+            elif not replay_first:  # a replay already tried and not enumerable is not tried twice
                 replayed = event_replayed_moduli(c, net, tables)
         if replayed is not None:
             moduli, live = replayed

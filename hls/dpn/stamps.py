@@ -12,6 +12,7 @@ numpy (`pair_stamps`): no composition, and no per-instance Python objects.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
@@ -36,17 +37,17 @@ class ProcessStamps:
     def times_of(self, rows: np.ndarray, columns: np.ndarray) -> Optional[np.ndarray]:
         """The stamps of the given iterations (rows of `points`), restricted to `columns` (a mask);
         None if one is not an iteration."""
-        times = self.times[:, columns]
         if rows.shape[0] == 0:
-            return times[:0]
+            return self.times[:0, columns]
         offset = rows - self.low
         if (offset < 0).any() or (offset >= self.radix).any():
             return None
         at = np.searchsorted(self.keys, _keys(offset, self.radix))
         if (at >= self.keys.shape[0]).any() or (self.points[np.minimum(at, self.keys.shape[0] - 1)] != rows).any():
             return None
-        return times[at]
+        return self.times[np.ix_(at, np.flatnonzero(columns))]  # only the rows and columns asked for
 
+    @functools.cached_property
     def constant_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """(mask of the time dimensions that hold one value over every iteration, that value)."""
         if self.times.shape[0] == 0:
@@ -97,7 +98,7 @@ def pair_stamps(c: Channel, producer: ProcessStamps, consumer: ProcessStamps,
         return None
     n = c.relation.dim(isl.dim_type.in_)
     xs, ys = rows[:, :n], rows[:, n:]
-    (fixed_p, value_p), (fixed_c, value_c) = producer.constant_columns(), consumer.constant_columns()
+    (fixed_p, value_p), (fixed_c, value_c) = producer.constant_columns, consumer.constant_columns
     columns = ~(fixed_p & fixed_c & (value_p == value_c))  # dimensions that never order two stamps
     written, read = producer.times_of(xs, columns), consumer.times_of(ys, columns)
     if written is None or read is None:

@@ -37,7 +37,7 @@ def test_pair_stamps_are_the_channel_tables_pairs(network):
     for c in network.channels:
         prod, cons = tables.stamps(c.producer), tables.stamps(c.consumer)
         xs, written, read = pair_stamps(c, prod, cons, params)
-        (fp, vp), (fc, vc) = prod.constant_columns(), cons.constant_columns()
+        (fp, vp), (fc, vc) = prod.constant_columns, cons.constant_columns
         kept = [k for k in range(len(vp)) if not (fp[k] and fc[k] and vp[k] == vc[k])]
         assert written.shape[1] == len(kept) < len(vp)  # the slot and band dimensions fixed on both sides go
         pt, ct = tables.process(c.producer).time, tables.process(c.consumer).time
