@@ -127,6 +127,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     stages.append(("type-channels", net))
     tables = tables.for_network(net)
     net = size_channels(net, tables)
+    tables.release_stamps()
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)
     sequential = {c.name: c.depth for c in net.channels}

@@ -147,6 +147,12 @@ def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool) -> isl
 
 
 FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours on one fuzzed program
+#: The aligned schedule's limit.  Its proximity (reads of one element by two statements) makes isl's
+#: cost grow with the domains' constants: 2mm takes 0.4 s at 6k instances, 9.6 s at 100k and 29 s
+#: at 400k, for the fused schedule's bands each time (int-divmod and horner-u64, whose aligned
+#: bands differ, 0.2 s -> 2.4-2.8 s at 64x their instances).  An optional candidate is not worth
+#: more than this; the fused one stays under half a second on every example.
+ALIGNED_SCHEDULE_SECONDS = 5.0
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float) -> isl.Schedule:
@@ -200,7 +206,8 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
     order = [s.name for s in program.statements]
     try:
         sched = (_compute_schedule(sc, False) if fusion == "separate"
-                 else _compute_schedule_bounded(sc, True, FUSED_SCHEDULE_SECONDS))
+                 else _compute_schedule_bounded(sc, True, ALIGNED_SCHEDULE_SECONDS if fusion == "aligned"
+                                                else FUSED_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         return [TileBand(tuple(order), {}, (), (), ())]
