@@ -104,8 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                            ("sim", "compile, run against gcc on random inputs, compare bit for bit")):
         c = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
         _common(c)
-        c.add_argument("--tile", default="none",
-                       help="auto | none | T1,T2,...: tile the outer loops (default none: untiled network)")
+        c.add_argument("--tile", default="auto",
+                       help="auto | none | T1,T2,...: tile the outer loops (default auto: tile sizes that fit "
+                            "--local-words, the untiled network where nothing can be tiled; none: untiled)")
         c.add_argument("--local-words", type=int, default=8192, metavar="W",
                        help="local memory budget for --tile auto, in words (default 8192)")
         c.add_argument("--point-order", choices=("latency", "original", "inner", "wavefront"), default="latency",
@@ -141,8 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("estimate", help="compile, synthesize the RTL with Yosys, print FPGA resources",
                        epilog=ESTIMATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(e)
-    e.add_argument("--tile", default="none",
-                   help="auto | none | T1,T2,...: tile the outer loops (default none: untiled network)")
+    e.add_argument("--tile", default="auto",
+                   help="auto | none | T1,T2,...: tile the outer loops (default auto, as compile)")
     e.add_argument("--local-words", type=int, default=8192, metavar="W",
                    help="local memory budget for --tile auto, in words (default 8192)")
     e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")

@@ -451,7 +451,8 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     if opts.parallel < 1:
         raise UsageError(f"--parallel must be a positive integer, got {opts.parallel}")
     if opts.parallel > 1 and tile_sizes is None:
-        raise UsageError("--parallel splits tile bands into parallel processes: add --tile auto (or tile sizes)")
+        raise UsageError("--parallel splits tile bands into parallel processes: it needs a tiling (--tile auto, the "
+                         "default, or tile sizes), not --tile none")
     t0 = time.perf_counter()
 
     def after(name: str, ir: object) -> None:

@@ -197,7 +197,7 @@ CASES: list[Case] = [
          msg=r"--tile"),
     Case("tile_zero", "kernel_ok.c", cmd=SIM, args=("--param", "n=4", "--tile", "0"), where="option",
          msg=r"positive"),
-    Case("parallel_unsupported", "kernel_ok.c", cmd=SIM, args=("--param", "n=4", "--parallel", "2"), where="option",
+    Case("parallel_unsupported", "kernel_ok.c", cmd=SIM, args=("--param", "n=4", "--tile", "none", "--parallel", "2"), where="option",
          msg=r"--parallel"),
     Case("bad_define", "kernel_ok.c", args=("-D", "=3"), where="option", msg=r"macro"),
     Case("directives_missing", "kernel_ok.c", cmd=SIM, args=("--param", "n=4", "--directives", "{tmp}/none.txt"),

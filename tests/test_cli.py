@@ -61,3 +61,16 @@ def test_parameters_from_the_call_site(tmp_path, capsys):
     assert any("taken from the call to kernel_jacobi_2d" in n for n in rep["notes"])
     assert main(["compile", str(path), *POLYBENCH_FLAGS, "--param", "tsteps=2", "-o", str(tmp_path / "p"), "-q"]) == 0
     assert json.loads((tmp_path / "p" / "report.json").read_text())["params"]["tsteps"] == 2
+
+
+def test_compile_tiles_by_default(tmp_path):
+    """`--tile auto` is the default: the same network as asking for it, and `--tile none` the untiled one."""
+    kernel = str(ROOT / "examples" / "gemm-int.c")
+    reports = {}
+    for name, extra in (("default", []), ("auto", ["--tile", "auto"]), ("none", ["--tile", "none"])):
+        assert main(["compile", kernel, *extra, "-o", str(tmp_path / name), "-q"]) == 0
+        reports[name] = json.loads((tmp_path / name / "report.json").read_text())
+    assert reports["default"]["tiling"] == reports["auto"]["tiling"]
+    assert reports["default"]["summary"] == reports["auto"]["summary"]
+    assert reports["auto"]["tiling"]["sizes"] and reports["none"]["tiling"]["description"] == "none"
+    assert (tmp_path / "default" / "dpn.json").read_text() == (tmp_path / "auto" / "dpn.json").read_text()

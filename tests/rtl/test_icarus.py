@@ -36,7 +36,7 @@ def cache_in_session(rtl_cache, monkeypatch):
 @pytest.mark.parametrize("path", [INTEGER, DOUBLE], ids=["fir-int", "jacobi-1d"])
 def test_icarus_matches_gcc(path, cache_in_session, capsys):
     """The same path as `dpn-synth sim K.c --simulator icarus --json`: bit-exact against gcc."""
-    rc = main(["sim", str(path), *cli_args(path), "--simulator", "icarus", "--seed", "1", "--json"])
+    rc = main(["sim", str(path), *cli_args(path), "--tile", "none", "--simulator", "icarus", "--seed", "1", "--json"])
     out = capsys.readouterr()
     d = json.loads(out.out)
     assert rc == 0, out.err[-3000:]

@@ -131,7 +131,7 @@ def test_sim_command_prints_the_report(compiled, rtl_cache, monkeypatch, capsys)
     real = gen.generate
     monkeypatch.setattr(gen, "generate", lambda net: real(_shrunk(net, acc.name, depth)))
     monkeypatch.setattr(sim.rtl_runner, "default_cache_root", lambda: rtl_cache)
-    args = ["sim", str(KERNEL), *cli_args(KERNEL)]
+    args = ["sim", str(KERNEL), *cli_args(KERNEL), "--tile", "none"]  # the untiled network the channel is from
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "deadlock: no process can make progress" in err
