@@ -344,7 +344,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Optional[str], clock: float):
     """Everything `compile` writes, into a temporary directory renamed to OUTDIR at the end (a failed
     compile leaves the previous OUTDIR); returns the vendor kit's `KitInfo` (None without RTL)."""
-    from .metrics import network_stats, traffic
+    from .metrics import efficiency, network_stats, traffic
     from .dpn.serialize import network_to_dot, network_to_json
     from .dpn.svg import network_svg
     from .schedule import compiled_schedule_svg
@@ -366,6 +366,8 @@ def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Option
         (tmp / "schedule.svg").write_text(compiled_schedule_svg(res))  # the cycle model's Gantt chart
         summary = {**network_stats(res.network), **traffic(res.program, res.network),
                    **(res.timing or {})}
+        summary["efficiency"] = efficiency(summary["statement_instances"], summary.get("estimated_cycles"),
+                                           summary["compute_processes"])
         if rtl_note:
             res.network.notes.append(rtl_note)
         axi = top = None
@@ -458,7 +460,7 @@ def _run_rtl(res, inputs, args: argparse.Namespace, trace: Optional[str] = None)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from .metrics import network_stats, traffic, traffic_words
+    from .metrics import efficiency, network_stats, traffic, traffic_words
     import numpy as np
 
     from sim.gcc_ref import GccReference
@@ -518,6 +520,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         "stall": args.stall,
         "seed": args.seed,
     }
+    summary["efficiency"] = efficiency(summary["statement_instances"], cycles, stats["compute_processes"])
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

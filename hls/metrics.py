@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import islpy as isl
 
+from typing import Optional
+
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .poly import isl_utils as iu
 from .poly.program import PolyProgram
 
-__all__ = ["network_stats", "traffic", "traffic_words", "compulsory_by_array"]
+__all__ = ["network_stats", "traffic", "traffic_words", "compulsory_by_array", "efficiency"]
 
 
 def network_stats(net: ProcessNetwork) -> dict:
@@ -64,3 +66,12 @@ def traffic_words(net: ProcessNetwork) -> tuple[int, int]:
     loaded = sum(iu.card(p.domain) for p in net.processes if p.kind == ProcessKind.LOAD)
     stored = sum(iu.card(p.domain) for p in net.processes if p.kind == ProcessKind.STORE)
     return loaded, stored
+
+
+def efficiency(instances: int, cycles: Optional[int], compute_processes: int) -> Optional[float]:
+    """Statement instances per cycle and compute process: 1.0 when every compute process runs an
+    iteration every cycle (the compute roof), lower where the processes wait on memory, on each
+    other or on an uneven share of the work.  None without a cycle count."""
+    if not cycles or compute_processes < 1:
+        return None
+    return round(instances / (cycles * compute_processes), 4)

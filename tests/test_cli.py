@@ -74,3 +74,7 @@ def test_compile_tiles_by_default(tmp_path):
     assert reports["default"]["summary"] == reports["auto"]["summary"]
     assert reports["auto"]["tiling"]["sizes"] and reports["none"]["tiling"]["description"] == "none"
     assert (tmp_path / "default" / "dpn.json").read_text() == (tmp_path / "auto" / "dpn.json").read_text()
+    for rep in reports.values():  # iterations per cycle and compute process: at most the compute roof
+        s = rep["summary"]
+        assert s["efficiency"] == round(s["statement_instances"] / (s["estimated_cycles"] * s["compute_processes"]), 4)
+        assert 0 < s["efficiency"] <= 1

@@ -30,6 +30,7 @@ from ..bounded import text_within
 from ..diagnostics import CompileError
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
+from .slab_cuts import slab_cuts
 
 DEFAULT_LOCAL_WORDS = 8192
 MIN_INNER_TRIP = 8  # the innermost point loop should cover a floating-point operator's pipeline
@@ -286,20 +287,21 @@ def slabs_independent(band: TileBand) -> bool:
 def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
     """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
     slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
-    they run fully in parallel), else the first one (slabs form a pipeline).  Returns the non-empty
-    parts with their slab index: statements of one band share the slabs."""
+    they run fully in parallel), else the first one (slabs form a pipeline), at offsets that share
+    the band's counted work evenly (`slab_cuts`).  Returns the non-empty parts with their slab index:
+    statements of one band share the slabs."""
     if parallel <= 1 or not band.depth:
         return [(0, domain)]
     outer = range(max(1, band.depth - 1))
     d = next((k for k in outer if band.coincident[k]), 0)
     size, lo = band.sizes[d], band.lows[d]
-    width = -(-size // parallel)
+    cuts = slab_cuts(band.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
     f = [f"f{k}" for k in range(band.depth)]
     rel = f"({f[d]} - ({lo}))"
     local = f"({rel} - {size} * floor({rel} / {size}))"
     out = []
     for part in range(parallel):
-        slab = isl.Set(f"{{ [{', '.join(f)}] : {part * width} <= {local} < {(part + 1) * width} }}")
+        slab = isl.Set(f"{{ [{', '.join(f)}] : {cuts[part]} <= {local} < {cuts[part + 1]} }}")
         dom = band.hyperplanes[statement].intersect_range(slab).domain().intersect(domain)
         if not dom.is_empty():
             out.append((part, iu.reread(iu.coalesced(dom))))

@@ -144,7 +144,7 @@ def test_sim_json_contract(capsys):
     assert main(["sim", str(ROOT / "examples" / "gemm.c"), "--dpn-only", "--seed", "2", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     for key in ("ok", "mismatches", "cycles", "words_loaded", "words_stored", "compulsory_words", "roofline_cycles",
-                "processes", "channels", "fifos", "channel_words", "seconds_compile", "seconds_sim"):
+                "processes", "channels", "fifos", "channel_words", "seconds_compile", "seconds_sim", "efficiency"):
         assert key in d, key
     assert d["ok"] is True and d["mismatches"] == 0
     assert d["words_loaded"] + d["words_stored"] == d["compulsory_words"]
