@@ -105,7 +105,8 @@ class Datapath:
     def enable(self, k: int, instance: str = "") -> str:
         """The clock enable of registers taking stage k to k + 1: a copy of their segment's enable of
         its own, one for the delay registers of each stage and one per operator instance, so no net
-        carries the stall to every register of the process (`process.v.j2`, docs/rtl-timing.md)."""
+        carries the stall to every register of the process (`process.v.j2`, docs/rtl-timing.md);
+        an operator with `OperatorSpec.enables` > 1 has one per register stage (`instance`)."""
         name = f"ce_{instance}" if instance else f"ce_s{k}"
         self.enables[name] = self.segment(k)
         return name
@@ -192,7 +193,11 @@ class Datapath:
         self.spans.append((start, start + spec.latency))
         self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
         ports = ", ".join(f".{p}({(constants or {}).get(p) or next(args)})" for p, _w in spec.inputs)
-        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({self.enable(start, 'u_' + name)}), {ports}, .y({name}_y));")
+        if spec.enables == 1:
+            en = self.enable(start, "u_" + name)
+        else:  # a copy per register stage of the operator, all on the segment of its first stage
+            en = "{" + ", ".join(self.enable(start, f"u_{name}_{k}") for k in reversed(range(spec.enables))) + "}"
+        self.lines.append(f"{spec.module} u_{name} (.clk(clk), .en({en}), {ports}, .y({name}_y));")
         end = start + spec.latency
         if spec.latency:  # `y` after the last register (and maybe an output multiplexer)
             out_arr = delay.REG + delay.lut_levels(1) if spec.out_arrival is None else spec.out_arrival

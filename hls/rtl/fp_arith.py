@@ -127,7 +127,7 @@ def _fmul_context(fmt: FpFormat) -> dict:
     stages = product_stages(fmt)
     body = list(prod.context["body"])
     if stages > prod.latency:  # a slow clock target: the product gets at least FMUL_PRODUCT_STAGES
-        body = _delayed(body, stages - prod.latency, 2 * sig)
+        body = _delayed(body, prod.latency, stages - prod.latency, 2 * sig)
     return _base_context(fmt) | {
         "bias": fmt.bias,
         "exp_calc_bits": fmt.exp_bits + 2,  # signed exponent before normalization
@@ -143,33 +143,29 @@ def _fmul_context(fmt: FpFormat) -> dict:
     }
 
 
-def _delayed(body: list[str], extra: int, width: int) -> list[str]:
-    """A multiplier body whose output goes through `extra` more registers."""
+def _delayed(body: list[str], latency: int, extra: int, width: int) -> list[str]:
+    """A multiplier body of `latency` stages whose output goes through `extra` more registers (stage
+    latency + k on its enable copy en[latency + k])."""
     out, regs = [], []
     for line in body:
         if line.startswith("assign y = "):
-            src = line[len("assign y = "):-1]
-            prev = src
+            prev = line[len("assign y = "):-1]
             for k in range(extra):
                 out.append(f"reg [{width - 1}:0] yd{k};")
-                regs.append(f"    yd{k} <= {prev};")
+                regs.append(f"  if (en[{latency + k}]) yd{k} <= {prev};")
                 prev = f"yd{k}"
             out.append(f"assign y = {prev};")
-        elif line == "  end" and regs:
-            out += regs
-            regs = []
-            out.append(line)
         else:
             out.append(line)
-    return out
+    return out + ["always @(posedge clk) begin", *regs, "end"]
 
 
 def _spec(key: str, template: str, module: str, latency: int, n_inputs: int, out_width: int,
-          context: dict, width: int) -> OperatorSpec:
+          context: dict, width: int, enables: int = 1) -> OperatorSpec:
     inputs = (("a", width), ("b", width))[:n_inputs]
     return OperatorSpec(
         name=key, template=template, module=module, latency=latency, inputs=inputs,
-        output_width=out_width, context=context,
+        output_width=out_width, context=context, enables=enables,
     )
 
 
@@ -180,12 +176,13 @@ def _build_operators() -> dict[str, OperatorSpec]:
         for op, sub in (("fadd", False), ("fsub", True)):
             ops[f"{op}.{fname}"] = _spec(
                 f"{op}.{fname}", "fp/fadd.v.j2", f"dpn_{op}_{fname}", FADD_LATENCY, 2, w,
-                _fadd_context(fmt, sub), w,
+                _fadd_context(fmt, sub), w, enables=FADD_LATENCY,
             )
         ctx = _fmul_context(fmt)
         module = f"dpn_fmul_{fname}"
         ctx["product_module"] = render("int/multiply.v.j2", module_name=f"{module}_prod", **ctx.pop("product_context"))
-        ops[f"fmul.{fname}"] = _spec(f"fmul.{fname}", "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w)
+        ops[f"fmul.{fname}"] = _spec(f"fmul.{fname}", "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w,
+                                    enables=fmul_latency(fmt))
         for pred, mask in CMP_PREDICATES.items():
             ops[f"f{pred}.{fname}"] = _spec(
                 f"f{pred}.{fname}", "fp/fcmp.v.j2", f"dpn_f{pred}_{fname}", FCMP_LATENCY, 2, 1,

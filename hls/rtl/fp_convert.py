@@ -102,6 +102,7 @@ def _fdiv(fmt: str) -> OperatorSpec:
         inputs=(("a", ctx["width"]), ("b", ctx["width"])),
         output_width=ctx["width"],
         context=ctx,
+        enables=stages + 4,
     )
 
 
@@ -127,6 +128,7 @@ def _fsqrt(fmt: str) -> OperatorSpec:
         inputs=(("a", ctx["width"]),),
         output_width=ctx["width"],
         context=ctx,
+        enables=stages + 3,
     )
 
 

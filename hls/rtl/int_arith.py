@@ -58,6 +58,7 @@ def _spec(op: str, width: int, signed: bool) -> OperatorSpec:
         name=key, template="int/divide.v.j2", module=module, latency=latency,
         inputs=(("a", width), ("b", width)), output_width=width,
         context={"width": width, "is_signed": int(signed), "remainder": int(op == "rem"), "latency": latency},
+        enables=latency,
     )
 
 
@@ -180,11 +181,11 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
     out = name if off == 0 else f"{{{name}, {off}'b0}}"
     lines.append(f"assign y = {out};")
     lines.append("always @(posedge clk) begin")
-    lines.append("  if (en) begin")
-    for group in stage_regs:
+    for k, group in enumerate(stage_regs):  # stage k on its own copy of the enable, en[k]
+        lines.append(f"  if (en[{k}]) begin")
         for tgt, src in group:
             lines.append(f"    {tgt} <= {src};")
-    lines.append("  end")
+        lines.append("  end")
     lines.append("end")
     return lines, latency, products
 
@@ -209,5 +210,5 @@ def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
             inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
             context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
                      "chunk": delay.DSP_CHUNK, "products": products, "body": body},
-            in_budget=budget - delay.mult18(), out_arrival=delay.REG)
+            in_budget=budget - delay.mult18(), out_arrival=delay.REG, enables=latency)
     return _MULTIPLIERS[key]

@@ -2,7 +2,10 @@
 
 Every operator is a Verilog module rendered from a template in `hw_templates/`, with the ports
 `clk`, `en` (the pipeline advances only when `en` is 1: the whole process stalls together), the
-operand inputs and one output `y`.  The result for operands presented on an enabled cycle appears
+operand inputs and one output `y`.  An operator with `enables` > 1 takes `en` as a vector of that
+many copies of the same enable, one per register stage (`en[k]` loads the registers of stage k + 1),
+so that no single net drives the enables of the whole pipeline: the process gives each bit a
+register of its own, placed beside its stage (docs/rtl-timing.md).  The result for operands presented on an enabled cycle appears
 on `y` after exactly `latency` further enabled cycles (latency 0 = combinational).  Results are
 bit-exact with x86-64 SSE (round to nearest even, subnormals kept; any NaN is accepted where a NaN
 is due) for floating point (`fp_arith.py`, `fp_convert.py`), and with C for the integer divider
@@ -29,6 +32,7 @@ class OperatorSpec:
     # and the arrival of `y` after its last register
     in_budget: float | None = field(default=None, compare=False)
     out_arrival: float | None = field(default=None, compare=False)
+    enables: int = field(default=1, compare=False)  # width of `en`: copies of the enable, one per stage
 
     def render(self) -> str:
         from .render import render

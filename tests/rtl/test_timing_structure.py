@@ -101,13 +101,15 @@ def test_registered_operand_flags_equal_the_channels_valid(kernel, parallel, tmp
 
 
 def test_no_pipeline_register_takes_the_shared_enable():
-    """Every pipeline register group of a process with stages has an enable of its own, each its own
-    `keep` process (Yosys merges equal registers otherwise), and the announced values after a step
-    are selected from the control's copy ahead by `started`, not computed by the next-state logic."""
+    """Every pipeline register group of a process with stages (each stage of an operator too) has an
+    enable of its own, each its own `keep` process (Yosys merges equal registers otherwise), and the
+    announced values after a step are selected from the control's copy ahead by `started`, not
+    computed by the next-state logic."""
     _res, design = _design("atax")
     text = next(t for n, t in design.rtl.items() if n.endswith("_s0_s2.v"))
     assert not re.search(r"if \(en_seg\d+\)", text)
-    assert "u_n1 (.clk(clk), .en(ce_u_n1)" in text
+    # an operator has one copy per register stage (the binary64 multiplier: 10 stages)
+    assert re.search(r"u_n1 \(\.clk\(clk\), \.en\(\{ce_u_n1_9, ce_u_n1_8, .*, ce_u_n1_0\}\)", text)
     copies = _COPY.findall(text)
     assert len(copies) == len({c for c, _ in copies}) >= 20
     for m in re.finditer(r"wire \[\d+:0\] ld_(v\d+) = (.*);", text):

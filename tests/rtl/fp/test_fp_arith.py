@@ -470,7 +470,7 @@ def build_harness(prec: str, src_dir: Path, cache: Path) -> SimBuild:
     top = f"fp_harness_{prec}"
     ops = [
         {"tag": s.name.split(".")[0], "module": s.module, "latency": s.latency,
-         "n_inputs": len(s.inputs), "out_width": s.output_width}
+         "n_inputs": len(s.inputs), "out_width": s.output_width, "enables": s.enables}
         for s in specs
     ]
     harness = src_dir / f"{top}.v"

@@ -505,7 +505,7 @@ class Harness:
             ops.append({
                 "index": index, "module": spec.module, "latency": spec.latency,
                 "a_width": spec.inputs[0][1], "b_width": spec.inputs[1][1] if len(spec.inputs) > 1 else 0,
-                "y_width": spec.output_width,
+                "y_width": spec.output_width, "enables": spec.enables,
             })
         harness = d / f"{HARNESS_TOP}.v"
         harness.write_text(self.env.get_template("harness_convert.v.j2").render(

@@ -299,8 +299,8 @@ def build_harness(w: int, src_dir: Path, cache: Path) -> SimBuild:
         path.write_text(spec.render())
         sources.append(path)
     top = f"div_harness_{w}"
-    ops = [{"tag": tag, "module": s.module, "latency": s.latency, "n_inputs": 2, "out_width": s.output_width}
-           for tag, s in specs]
+    ops = [{"tag": tag, "module": s.module, "latency": s.latency, "n_inputs": 2, "out_width": s.output_width,
+            "enables": s.enables} for tag, s in specs]
     harness = src_dir / f"{top}.v"
     harness.write_text(_harness_env().get_template("fp_harness.v.j2").render(
         module_name=top, width=w, addr_bits=ADDR_BITS, ops=ops, flush=max(s.latency for _, s in specs) + 2,

@@ -71,7 +71,8 @@ def test_multiplier_bit_exact(w: int, rtl_cache: Path, tmp_path: Path) -> None:
         path.write_text(spec.render())
         assert lint_verilator([path], spec.module) == []
         sources.append(path)
-    ops = [{"tag": f"m{k}", "module": s.module, "latency": s.latency, "n_inputs": 2, "out_width": w}
+    ops = [{"tag": f"m{k}", "module": s.module, "latency": s.latency, "n_inputs": 2, "out_width": w,
+            "enables": s.enables}
            for k, s in enumerate(specs)]
     top = f"mul_harness_{w}"
     harness = src_dir / f"{top}.v"
