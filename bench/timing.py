@@ -146,7 +146,8 @@ def _compile_rev(job: dict, row: dict) -> Optional[tuple[dict, str]]:
             row.update(status="skipped" if proc.returncode == 2 else "error",
                        note=f"{job['rev']} compile (exit {proc.returncode}): {proc.stderr.strip()[-200:]}")
             return None
-        files = {f.name: f.read_text() for f in sorted((out / "rtl").iterdir()) if f.is_file()}
+        # the Verilog sources only: a revision's CLI also writes its file list (`files.f`) there
+        files = {f.name: f.read_text() for f in sorted((out / "rtl").iterdir()) if f.is_file() and f.suffix in (".v", ".sv")}
         tb = out / "tb" / "config.json"
         tops = [n[:-2] for n in files if n.endswith("_top.v")]
         top = json.loads(tb.read_text())["top"] if tb.is_file() else (tops[0] if len(tops) == 1 else None)
