@@ -13,11 +13,13 @@ def test_sizes_come_from_the_finished_compiles_of_one_level(tmp_path):
         {"kernel": "gemm", "level": 1, "config": "auto", "status": "ok", "args": "-DNI=26 -DNJ=29"},
         {"kernel": "atax", "level": 2, "config": "auto", "status": "ok", "args": "--param m=50 --param n=66"},
         {"kernel": "heat-3d", "level": 2, "config": "auto", "status": "timeout", "args": "-DT=7 -DN=18"},
+        {"kernel": "decimate-f32", "level": 2, "config": "auto", "status": "refused", "args": "-DN=285"},
         {"kernel": "lu", "level": 2, "config": "p4", "status": "ok", "args": "-DN=50"},
     ]
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"meta": {}, "rows": rows}))
-    assert sizes_of(path, 2) == {"gemm": ["-DNI=40", "-DNJ=46"], "atax": ["--param", "m=50", "--param", "n=66"]}
+    assert sizes_of(path, 2) == {"gemm": ["-DNI=40", "-DNJ=46"], "atax": ["--param", "m=50", "--param", "n=66"],
+                                 "heat-3d": ["-DT=7", "-DN=18"]}
 
 
 def test_table_counts_only_bit_exact_runs():
