@@ -7,9 +7,9 @@ doing one iteration per cycle, and every array port moving one word per cycle.
 
 from __future__ import annotations
 
-import islpy as isl
-
 from typing import Optional
+
+import islpy as isl
 
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .poly import isl_utils as iu
