@@ -61,7 +61,7 @@ FORMATS: dict[str, FpFormat] = {
     "f64": FpFormat("f64", 11, 52),
 }
 
-# Register stages per family.  fadd: unpack/order, align, add, count, normalize, round (one each).
+# Register stages per family.  fadd: unpack/compare, order/align, add, count, normalize, round (one each).
 FADD_LATENCY = 6
 # fmul: unpack + count leading zeros of subnormal significands, normalize them, the product on the
 # pipelined multiplier of `int_arith.multiplier` (its stages depend on the clock target: at 150 MHz
