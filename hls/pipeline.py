@@ -99,6 +99,7 @@ class _Built:
     timing: dict
     stages: list
     config: dict = field(default_factory=dict)  # what was chosen, to build the same at full size (`_realized`)
+    issued: dict = field(default_factory=dict)  # process -> its issue cycles at checkpoints (`Timing.issued`)
 
     @property
     def cycles(self) -> Optional[int]:
@@ -131,11 +132,13 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     stages.append(("size-channels", net))
     words = sum(c.words for c in net.channels)
     sequential = {c.name: c.depth for c in net.channels}
+    issued: dict = {}
     if chosen is not None:
         net, timing = _transferred(net, chosen)
     else:
         net, model0, model1 = _deepened(net, tables, opts, cutoff)
         timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles}
+        issued = model1.issued
         if model0.cycles is None and cutoff is not None:
             timing["cut_off"] = cutoff
     timing["deepen_words"] = sum(c.words for c in net.channels) - words
@@ -144,7 +147,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     for c in net.channels:
         if c.depth != sequential[c.name]:
             extra[_link(c)] = max(extra.get(_link(c), 0), c.depth - sequential[c.name])
-    return _Built(net, typed, tables, timing, stages, dict(config or {}, extra=extra))
+    return _Built(net, typed, tables, timing, stages, dict(config or {}, extra=extra), issued)
 
 
 def _link(c) -> tuple:
@@ -164,28 +167,55 @@ def _transferred(net: ProcessNetwork, chosen: _Built) -> tuple[ProcessNetwork, d
     net = net.with_channels([replace(c, depth=c.depth + extra[_link(c)]) if _link(c) in extra else c
                              for c in net.channels], net.stage)
     net.late_reads = chosen.network.late_reads
-    busiest = (_work(chosen.network), _work(net))
-    timing = {k: extrapolated_cycles(chosen.timing.get(k), *busiest)
+    small = {p.name: p for p in chosen.network.processes}
+    growth = [(iu.card(small[p.name].domain), iu.card(p.domain), chosen.issued.get(p.name))
+              for p in net.processes if p.name in small]
+    timing = {k: extrapolated_cycles(chosen.timing.get(k), growth)
               for k in ("cycles_sequential_sizes", "estimated_cycles")}
     timing["reduced_instance"] = {"instances": sum(iu.card(s.domain) for s in chosen.network.program.statements),
                                   "estimated_cycles": chosen.timing.get("estimated_cycles"),
-                                  "busiest_iterations": list(busiest)}
+                                  "busiest_iterations": [_work(chosen.network), _work(net)]}
     return net, timing
 
 
-def extrapolated_cycles(small_cycles: Optional[int], small_work: int, full_work: int) -> Optional[int]:
-    """The full-size network's cycles from the reduced instance's: its model, plus one cycle per
-    iteration the busiest process runs beyond the reduced instance's.
+def extrapolated_cycles(small_cycles: Optional[int],
+                        growth: Sequence[tuple[int, int, Optional[tuple[int, ...]]]]) -> Optional[int]:
+    """The full-size network's cycles from the reduced instance's: its model, plus the iterations
+    each process runs beyond the reduced instance's at its fastest issue rate there (`_fastest_rate`),
+    for the process that needs longest.  `growth`: per process, its iterations in the reduced and the full-size
+    network, and its issue cycles at `timing.ISSUE_WINDOWS` + 1 checkpoints in the reduced model
+    (`Timing.issued`).
 
     The corner holds the same processes, tile shapes and point order, so its model carries what does
-    not grow with the problem: pipeline fill and drain, and the stalls of its first tiles.  The tiles
-    it lacks are interior ones, where the chosen network's busiest process issues one iteration per
-    cycle.  Scaling the corner's cycles by the work ratio instead counted fill and drain once per
-    corner's worth of work: 23-53% over the full-size model on symm, seidel-2d and lu
-    (bench/results/extrapolation.md)."""
+    not grow with the problem: pipeline fill and drain, and the stalls of its first tiles and of its
+    tiles cut short.  The tiles it lacks are interior ones, issued at the rate of the corner's
+    fastest stretch: one iteration per cycle in a balanced network, every third cycle behind
+    q15-fir-i64's 64-bit multiply-add recurrence (one cycle per iteration there was half of the
+    full-size model).  A rate over the whole corner, or over its second half, counts the stalls of
+    short tiles again (lu: 69% over).  Scaling the corner's cycles by the work ratio counted fill
+    and drain once per corner's worth of work, 23-53% over on symm, seidel-2d and lu
+    (bench/results/extrapolation-session18.md compares them)."""
     if small_cycles is None:
         return None
-    return small_cycles + max(0, full_work - small_work)
+    extra = 0.0
+    for small, full, issued in growth:
+        extra = max(extra, (full - small) * _fastest_rate(small, issued))
+    return small_cycles + round(extra)
+
+
+def _fastest_rate(iterations: int, issued: Optional[tuple[int, ...]]) -> float:
+    """Cycles per iteration over the fastest stretch between two issue checkpoints, the first and
+    the last stretch left out (q15-fir-i64's last one drains faster than its recurrence allows), at
+    least 1."""
+    if issued is None or iterations < 2 * (len(issued) - 1):
+        return 1.0
+    windows = len(issued) - 1
+    rates = []
+    for j in range(1, windows - 1) if windows > 2 else range(windows):
+        a, b = j * (iterations - 1) // windows, (j + 1) * (iterations - 1) // windows
+        if b > a:
+            rates.append((issued[j + 1] - issued[j]) / (b - a))
+    return max(1.0, min(rates, default=1.0))
 
 
 def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
@@ -423,9 +453,8 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
                    partitioned=part)
     red = out.timing["reduced_instance"]
     corner = "; ".join("x".join(map(str, b.sizes)) for b in small.network.tiling.bands if b.depth)
-    small_work, full_work = red["busiest_iterations"]
-    how = (f"cycles: its model, {red['estimated_cycles']}, plus the busiest process's {full_work - small_work} "
-           "further iterations")
+    how = (f"cycles: its model, {red['estimated_cycles']}, plus the further iterations of each process at its "
+           "fastest issue rate there, for the process that needs longest")
     note = (f"network chosen on a reduced instance ({red['instances']} of {instance_count(program)} statement "
             f"instances: the corner of each tile band, tiles {corner}), built once at full size; {how}")
     out.network.notes.extend([*small.network.notes, note])

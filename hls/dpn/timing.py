@@ -47,12 +47,19 @@ def input_delay(c: Channel) -> int:
     return CHANNEL_INPUT_DELAY + (1 if big else 0)
 
 
+ISSUE_WINDOWS = 8  # the parts of a process's run whose issue rates `Timing.issued` shows
+
+
 @dataclass
 class Timing:
     cycles: Optional[int]  # None: the model stopped making progress
     full_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a producer waited on it
     empty_waits: dict[str, int] = field(default_factory=dict)  # channel -> cycles a consumer waited on it
     busy: dict[str, int] = field(default_factory=dict)  # process -> iterations started
+    # process -> the cycles it issued iterations number k * (n - 1) // ISSUE_WINDOWS at, k = 0 ..
+    # ISSUE_WINDOWS (n iterations): its issue rate along the run, which the estimate of a larger
+    # network with the same tile structure follows (`pipeline.extrapolated_cycles`)
+    issued: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 # What a process does in one cycle of the model (`ScheduleRecorder`), in the order the states take
@@ -218,6 +225,12 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     fill = {c.name: 0 for c in chans}
     slots: dict[str, set[int]] = {c.name: set() for c in chans}
     nxt = [0] * len(plan)
+    # the iterations whose issue cycles are kept (`Timing.issued`), and those cycles
+    checkpoints: list[dict[int, list[int]]] = [{} for _ in plan]
+    for i, step in enumerate(plan):
+        for j in range(ISSUE_WINDOWS + 1):
+            checkpoints[i].setdefault(j * (len(step[1]) - 1) // ISSUE_WINDOWS, []).append(j)
+    marks = [[0] * (ISSUE_WINDOWS + 1) for _ in plan]
     inflight: list[deque] = [deque() for _ in plan]
     # Iterations issued but not past their process's last late read, per process: `at_join[j]` is the
     # iteration at stage joins[j] (waiting for its late operands), `seg[j]` the ones between joins[j-1]
@@ -254,7 +267,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             recorder.finish(end, cycles)
         if cycles is None:
             return Timing(None, full_waits, empty_waits)
-        return Timing(cycles, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)})
+        return Timing(cycles, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)},
+                      {p.name: tuple(marks[i]) for i, (p, *_rest) in enumerate(plan) if nxt[i]})
 
     def missing_of(group: list) -> Optional[Channel]:
         nonlocal wake
@@ -410,6 +424,9 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             else:
                 q.append((t + lat_of[i], writes[k]))
             nxt[i] = k + 1
+            if k in checkpoints[i]:
+                for j in checkpoints[i][k]:
+                    marks[i][j] = t
             progress = True
             last = max(last, t + 1)
             if rec:

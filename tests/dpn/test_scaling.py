@@ -139,6 +139,23 @@ def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     assert abs(small.timing["estimated_cycles"] - exact) <= 0.03 * exact
 
 
+@pytest.mark.parametrize("stem,defines", [("q15-fir-i64", ("N=120", "TAPS=40")), ("int-divmod", ("N=60", "M=40"))])
+def test_extrapolation_follows_the_corner_issue_rate(monkeypatch, stem, defines):
+    """Networks whose busiest process issues less than one iteration per cycle (q15-fir-i64's 64-bit
+    multiply-add recurrence, int-divmod's dividers): the estimate extrapolated from the corner is
+    within 8% of the model run on the full-size network, and above one cycle per further iteration
+    of the busiest compute process (half of the model on q15-fir-i64)."""
+    monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
+    res = _compile(stem, defines=defines)
+    red = res.timing["reduced_instance"]
+    exact = _exactly_modelled(res.network)
+    estimate = res.timing["estimated_cycles"]
+    assert abs(estimate - exact) <= 0.08 * exact, (estimate, exact)
+    small_work, full_work = red["busiest_iterations"]
+    assert full_work > small_work
+    assert estimate >= red["estimated_cycles"] + full_work - small_work
+
+
 @pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=21", "NK=22")),
                                           ("fir-int", ("N=100", "TAPS=20")),
                                           ("2mm", ("NI=8", "NJ=28", "NK=28", "NL=28")),
