@@ -3,7 +3,7 @@
 import islpy as isl
 import pytest
 
-from hls.poly.lexorder import first_differs, lex_successor, shared_prefix
+from hls.poly.lexorder import deciding_dims, first_differs, lex_successor, schedule_successor, shared_prefix
 
 SETS = [
     "{ [i, j] : 0 <= i < 5 and 0 <= j < 7 }",
@@ -13,6 +13,17 @@ SETS = [
     "{ [0, i, 3] : 0 <= i < 4; [1, i, 0] : 0 <= i < 2; [1, 5, j] : 0 <= j < 3 }",  # pieces of other shapes
     "{ [i] : i = 7 }",  # one element: no successor
     "[N] -> { [i, j] : 0 <= i < N and 0 <= j < N - i }",  # parametric
+    # dimensions fixed by those before them (`deciding_dims`): constants, 2i, a piecewise function
+    "{ [0, i, 2i, j, 5] : 0 <= i < 4 and 0 <= j <= i }",
+    "{ [0, i, i, j] : 0 <= i < 3 and 0 <= j < 2; [0, i, 10 - i, j] : 3 <= i < 6 and 0 <= j < i }",
+    "[N] -> { [1, t, i, t + i, 0] : 0 <= t < 3 and 0 <= i < N }",
+    # tiled-transpose's point schedule: isl's lexmin on its deciding dimensions sends a tile's last
+    # point three tiles on; the check in `schedule_successor` falls back to the whole time stamps
+    "{ [0, o1, o2, 0, i4, 0, i6, 0, i8, 0, i10, 0, 1, 0] : (i6) mod 6 = 0 and (i4) mod 6 = 0 and 0 <= i4 <= 12 "
+    "and i6 >= 0 and i8 >= 20o1 and i4 <= i8 <= 5 + i4 and i8 <= 19 + 20o1 and i10 >= 20o2 and i6 <= i10 <= 19 + 20o2 "
+    "and ((i6 >= 14 and i10 <= 19) or (i6 <= 13 and i10 <= 5 + i6)); [0, o1 = 0, o2, 0, 18, 0, i6, 0, i8, 0, i10, 0, "
+    "1, 0] : (i6) mod 6 = 0 and i6 >= 0 and 18 <= i8 <= 19 and i10 >= 20o2 and i6 <= i10 <= 19 + 20o2 and "
+    "((i6 >= 14 and i10 <= 19) or (i6 <= 13 and i10 <= 5 + i6)) }",
 ]
 
 
@@ -23,6 +34,25 @@ def test_successor_is_the_lexmin_of_the_later_elements(text):
     got = lex_successor(s)
     assert got.is_equal(expected)
     assert got.is_single_valued()
+
+
+@pytest.mark.parametrize(("text", "deciding"), [
+    ("{ [0, i, 2i, j, 5] : 0 <= i < 4 and 0 <= j <= i }", [1, 3]),
+    ("{ [0, i, i, j] : 0 <= i < 3 and 0 <= j < 2; [0, i, 10 - i, j] : 3 <= i < 6 and 0 <= j < i }", [1, 3]),
+    ("{ [i, j] : 0 <= i < 5 and 0 <= j < 7 }", [0, 1]),
+    ("{ [i, j] : 0 <= j < 2 and i = 3 }", [1]),
+    ("{ [i, j] : 0 <= i < 4 and i <= j <= i + 1 and (j mod 2) = 0 }", [0]),  # j: the even one of i, i + 1
+])
+def test_deciding_dims_leave_out_what_their_prefix_fixes(text, deciding):
+    assert deciding_dims(isl.Set(text)) == deciding
+
+
+def test_schedule_successor_follows_the_time_stamps():
+    sched = isl.Map("{ [i, j] -> [0, floor(i / 4), floor(j / 3), 2, i, j, 7] : 0 <= i < 10 and 0 <= j < 8 }")
+    expected = sched.apply_range(sched.range().lex_lt_set(sched.range()).lexmin()).apply_range(sched.reverse())
+    got = schedule_successor(sched)
+    assert got.is_equal(expected)
+    assert isl.Set("{ [3, 2] }").apply(got).is_equal(isl.Set("{ [0, 3] }"))  # the next tile along j
 
 
 def test_successor_of_a_listed_set_visits_every_point_in_order():

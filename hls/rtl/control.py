@@ -34,7 +34,7 @@ import islpy as isl
 
 from ..dpn.network import Channel, Process
 from ..poly import isl_utils as iu
-from ..poly.lexorder import lex_successor
+from ..poly.lexorder import schedule_successor
 from .affine import SizedPrinter, aff_expr, dim_bounds, drop_params, pw_multi_aff_pieces, signed_width
 
 
@@ -72,7 +72,7 @@ class Control:
             self.first = _point(times.lexmin().apply(sched.reverse()))
             self.last = _point(times.lexmax().apply(sched.reverse()))
             self.bounds = dim_bounds(dom)
-            succ = sched.apply_range(lex_successor(times)).apply_range(sched.reverse())
+            succ = schedule_successor(sched)
             raw = pw_multi_aff_pieces(isl.PwMultiAff.from_map(succ)) if not succ.is_empty() else []
         else:
             self.first = self.last = [0] * n
