@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Optional, Sequence
@@ -121,7 +122,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for k in kernels:
         rows.append(measure(k, a.level))
         print(json.dumps(rows[-1]), flush=True)
-    meta = {"command": "python -m bench.extrapolation " + " ".join(argv or []),
+    meta = {"command": "python -m bench.extrapolation " + " ".join(sys.argv[1:] if argv is None else argv),
             "date": time.strftime("%Y-%m-%d %H:%M")}
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
