@@ -95,15 +95,15 @@ def schedule_successor(schedule: isl.Map) -> isl.Map:
 
 
 def _is_successor(succ: isl.Map, times: isl.Set) -> bool:
-    """Whether `succ`, a function (`_successor` builds it from lexmins), is the successor function
-    of the finite set `times`: from all but its last element onto all but its first (so one-to-one:
-    the two have as many elements), and forward.  Then the first element goes to the second (the
-    only earlier element the second can come from), and so on by induction."""
+    """Whether `succ` is the successor function of the finite set `times`: a function from all but
+    its last element onto all but its first (so one-to-one: the two have as many elements), and
+    forward.  Then the first element goes to the second (the only earlier element the second can
+    come from), and so on by induction."""
     if times.is_empty():
         return succ.is_empty()
     space = times.get_space()
     n = times.dim(isl.dim_type.set)
-    return (succ.intersect(equal_before(isl.Map.universe(isl.Space.map_from_set(space)), n)).is_empty()
+    return (succ.is_single_valued() and succ.intersect(equal_before(isl.Map.universe(isl.Space.map_from_set(space)), n)).is_empty()
             and all(succ.intersect(first_differs(space, i, -1)).is_empty() for i in range(n))
             and succ.domain().is_equal(times.subtract(times.lexmax()))
             and succ.range().is_equal(times.subtract(times.lexmin())))
