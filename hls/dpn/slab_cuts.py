@@ -23,7 +23,7 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 
-__all__ = ["GAIN", "equal_cuts", "slab_cuts"]
+__all__ = ["GAIN", "equal_cuts", "slab_cuts", "offset_in_tile"]
 
 GAIN = 0.05  # the counted cuts are kept when the busiest slab does at least 5% less work
 
@@ -32,6 +32,12 @@ def equal_cuts(size: int, parts: int) -> tuple[int, ...]:
     """Offsets 0 = c_0 < ... <= c_parts = size of slabs of equal width (the last one shorter)."""
     width = -(-size // parts)
     return tuple(min(size, k * width) for k in range(parts + 1))
+
+
+def offset_in_tile(names: list[str], d: int, low: int, size: int) -> str:
+    """isl text of a band point's coordinate `d` taken inside its tile (tiles `size` wide from `low`)."""
+    rel = f"({names[d]} - ({low}))"
+    return f"({rel} - {size} * floor({rel} / {size}))"
 
 
 def slab_cuts(hyperplanes: Mapping[str, isl.Map], d: int, low: int, size: int, parts: int) -> tuple[int, ...]:
@@ -70,8 +76,7 @@ def _prefix_counts(maps: list[isl.Map], d: int, low: int, size: int) -> Optional
         return None
     n = maps[0].dim(isl.dim_type.out) if maps else 0
     f = [f"f{k}" for k in range(n)]
-    rel = f"({f[d]} - ({low}))"
-    local = f"{rel} - {size} * floor({rel} / {size})"
+    local = offset_in_tile(f, d, low, size)
     out = [0] * (size + 1)
     if iu.counting_available():
         below = isl.Map(f"{{ [c] -> [{', '.join(f)}] : 0 <= c <= {size} and {local} < c }}")

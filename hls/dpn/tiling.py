@@ -30,7 +30,7 @@ from ..bounded import text_within
 from ..diagnostics import CompileError
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
-from .slab_cuts import slab_cuts
+from .slab_cuts import offset_in_tile, slab_cuts
 
 DEFAULT_LOCAL_WORDS = 8192
 MIN_INNER_TRIP = 8  # the innermost point loop should cover a floating-point operator's pipeline
@@ -297,8 +297,7 @@ def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: in
     size, lo = band.sizes[d], band.lows[d]
     cuts = slab_cuts(band.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
     f = [f"f{k}" for k in range(band.depth)]
-    rel = f"({f[d]} - ({lo}))"
-    local = f"({rel} - {size} * floor({rel} / {size}))"
+    local = offset_in_tile(f, d, lo, size)
     out = []
     for part in range(parallel):
         slab = isl.Set(f"{{ [{', '.join(f)}] : {cuts[part]} <= {local} < {cuts[part + 1]} }}")
