@@ -4,9 +4,9 @@ Typing uses the channel relation and the two process schedules:
   in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
   unicity   <=> every produced value is read by one consumer iteration (isl).
 In-order is decided with isl relations (`is_in_order`), so typing costs the same at every problem
-size; below `REPLAY_BELOW` iterations the enumerated pairs decide instead (`in_order_pairs`: the
-same answer, and their tables are enumerated anyway to replay the sizes of those small channels, at
-a fraction of the 40 ms that isl takes per channel).  isl's lexicographic maps over the whole tiled
+size; below `REPLAY_BELOW` iterations the enumerated pairs decide instead, their time stamps
+enumerated into arrays and compared in numpy (`event_in_order`: the same answer, at a fraction of the
+40 ms that isl takes per channel and of the per-pair tables' `in_order_pairs`).  isl's lexicographic maps over the whole tiled
 time stamps (15 dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
 are projected out first (`compact_schedules`: they never decide an order): tens of milliseconds.
 `in_order_pairs` is the enumerated oracle the tests compare it with.  Below `BOUND_ABOVE` iterations
@@ -109,7 +109,9 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     if is_small(c, net):
-        in_order = in_order_pairs(c, tables)
+        in_order = event_in_order(c, net, tables)
+        if in_order is None:
+            in_order = in_order_pairs(c, tables)
     elif is_small(c, net, BOUND_ABOVE):
         in_order = _bounded_in_order(c, net, tables)
     else:
@@ -238,17 +240,27 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
         earlier = e if earlier is None else earlier.union(e)
     if earlier is None:
         return tuple(1 for _ in range(write.dim(isl.dim_type.in_)))
-    deltas = earlier.intersect(write.lex_lt_map(last)).deltas().reset_tuple_id()  # y still alive then
+    # y still alive at x's write: write(x) before last(y), decided from dimension k on too (both share
+    # write(y)'s first k), so only those disjuncts of the order are intersected (heat-3d at T=10,
+    # N=26: 21 s -> 14 s on a load buffer)
+    alive = None
+    for i in range(k, times.dim(isl.dim_type.set)):
+        a = earlier.intersect(write.apply_range(first_differs(times, i, 1)).apply_range(last.reverse()))
+        alive = a if alive is None else alive.union(a)
+    deltas = alive.deltas().reset_tuple_id()
     n = deltas.dim(isl.dim_type.set)
     names = ", ".join(f"d{k}" for k in range(n))
     spans = []
     for k in range(n):
         at = deltas.intersect(isl.Set(f"{{ [{names}] : {' and '.join([f'd{j} = 0' for j in range(k)] + [f'd{k} != 0'])} }}"))
-        if at.is_empty():
-            spans.append(0)
-            continue
-        spans.append(max(int(at.dim_max_val(k).to_python()), -int(at.dim_min_val(k).to_python())))
+        spans.append(max((_largest_distance(isl.Set.from_basic_set(b), k) for b in at.get_basic_sets()), default=0))
     return tuple(s + 1 for s in spans)
+
+
+def _largest_distance(at: isl.Set, k: int) -> int:
+    """The largest |d_k| over `at`, asked of isl one basic set at a time: its dim_max over the union
+    of a skewed 3-d stencil's load deltas (866 basic sets) ran for minutes, one by one 1.6 s."""
+    return max(int(at.dim_max_val(k).to_python()), -int(at.dim_min_val(k).to_python()))
 
 
 def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True,
@@ -289,8 +301,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     moduli within `MODULI_SECONDS` before that replay: exact, and cheaper than barvinok's count or
     isl's moduli over a schedule of dozens of pieces (a skewed 3-d stencil's loads: seconds per
     buffer, where the replay takes a fraction of one).  Beyond, `symbolic_size`: exact, or the upper
-    bound for a FIFO barvinok cannot count.  The tables' replay where the events cannot be
-    enumerated into arrays.  So no large problem is enumerated."""
+    bound for a FIFO barvinok cannot count; a buffer there too gets isl's moduli within
+    `MODULI_SECONDS`, then the replay up to `REPLAY_CELLS`, and only beyond that isl's moduli
+    however long they take.  The tables' replay where the events cannot be enumerated into arrays.
+    So no large problem is enumerated."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     large = not is_small(c, net, BOUND_ABOVE)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
@@ -298,14 +312,15 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     moduli = None
-    if not large and c.kind == ChannelKind.BUFFER:
-        replay_first = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_) <= LIFETIME_CELLS
+    if c.kind == ChannelKind.BUFFER:
+        cells = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_)
+        replay_first = not large and cells <= LIFETIME_CELLS
         replayed = event_replayed_moduli(c, net, tables) if replay_first else None
         if replayed is None and not is_small(c, net):
             text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
             if text is not None:
                 moduli = tuple(int(b) for b in text.split())
-            elif not replay_first:  # a replay already tried and not enumerable is not tried twice
+            elif not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
                 replayed = event_replayed_moduli(c, net, tables)
         if replayed is not None:
             moduli, live = replayed
@@ -320,6 +335,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
 #: dimensions: 670 MB where isl's moduli took under a second)
 LIFETIME_CELLS = 300_000
 MODULI_SECONDS = 2.0  # isl's limit on a larger buffer's moduli, then the replay of its lifetimes
+#: values x dimensions up to which a buffer whose moduli isl does not give within `MODULI_SECONDS` is
+#: replayed, large or not (about 500 bytes a cell): heat-3d's load buffers at T=10, N=26 (276k
+#: instances) kept isl for minutes each; beyond, isl is waited for
+REPLAY_CELLS = 1_500_000
 
 
 def replayed_size(c: Channel, tables: NetworkTables) -> Channel:

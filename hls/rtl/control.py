@@ -90,6 +90,7 @@ class Control:
         last = self._point_set(self.last).intersect(dom) if self.count else dom
         self.is_last = self.predicate_set(last) if self.count else "1'b1"
         self._done = False
+        self._names_re = None  # `ahead`'s pattern, made once the registers are known
 
     # -------------------------------------------------------------------------------------------
     # registration
@@ -358,10 +359,10 @@ class Control:
         registers one iteration ahead (`a_<register>`, the first iteration at a load), so the value
         registers' next values are registers and a buffer's announced read address is one
         multiplexer from registers, not the whole next-state logic (docs/rtl-timing.md)."""
-        names = list(self.dims) + [r["name"] for r in self.registers]
-        if not names:
-            return text
-        return re.sub(r"\b(" + "|".join(map(re.escape, names)) + r")\b", r"i_\1", text)
+        if self._names_re is None:
+            names = list(self.dims) + [r["name"] for r in self.registers]
+            self._names_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b") if names else False
+        return self._names_re.sub(r"i_\1", text) if self._names_re else text
 
 
 TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider
