@@ -216,11 +216,12 @@ def network_figures(res, local_words: int) -> dict:
             compute.append((n, p.name, "+".join(p.statements) or p.name))
     moved = loaded + stored
     roof = traffic["roofline_cycles"]
-    busiest = max(ports.items(), key=lambda kv: (sum(kv[1]), kv[0]), default=(None, [0, 0]))
+    # an array's loads and stores go through its read and its write channel: the busier one bounds it
+    busiest = max(ports.items(), key=lambda kv: (max(kv[1]), kv[0]), default=(None, [0, 0]))
     max_inst, max_name, max_stmt = max(compute, default=(0, "", ""))
     tiling = net.tiling
     reason = tiling.reason if tiling is not None else ""
-    bound = max(roof, max_inst, sum(busiest[1]))
+    bound = max(roof, max_inst, max(busiest[1]))
     ideal = ideal_cycles(net, tables)
     ideal = None if ideal is None else max(ideal, bound)
     latency_cycles, max_latency = _latency_model(net, tables)
@@ -244,7 +245,7 @@ def network_figures(res, local_words: int) -> dict:
         "statement_instances": traffic["statement_instances"],
         "memory_words_per_cycle": traffic["memory_words_per_cycle"],
         "max_process_instances": max_inst, "max_process": max_name, "_max_statement": max_stmt,
-        "busiest_port": busiest[0], "port_words": sum(busiest[1]),
+        "busiest_port": busiest[0], "port_words": max(busiest[1]),
         "_port_loads": busiest[1][0], "_port_stores": busiest[1][1],
         "recurrence_stalls": _stalls(reason),
         "intensity": _round(traffic["statement_instances"] / moved, 4) if moved else None,
@@ -253,8 +254,8 @@ def network_figures(res, local_words: int) -> dict:
 
 def explain(row: dict) -> str:
     """Why a row's cycles are far above its roofline, from the figures of the row: the bounds that
-    the roofline's averages hide (one process doing most of the work, one array port carrying most of
-    the words, self-dependences the tiler estimates to stall), then what is left over the tightest."""
+    the roofline's averages hide (one process doing most of the work, one memory channel carrying most
+    of the words, self-dependences the tiler estimates to stall), then what is left over the tightest."""
     roof, cycles = row.get("roofline_cycles"), row.get("cycles")
     if not roof or not cycles:
         return ""
@@ -277,9 +278,10 @@ def explain(row: dict) -> str:
         tc = row.get("traffic_per_compulsory")
         if tc is not None and tc > TARGET_TRAFFIC:
             extra = f"; traffic is {tc:.2f} x compulsory ({row.get('traffic_note') or 'n/a'})"
-        parts.append((mem, f"memory-bound: array {row['busiest_port']} moves {pw} words through its one port "
-                           f"({row['_port_loads']} loads + {row['_port_stores']} stores), bounding cycles/roofline "
-                           f"at {mem:.2f}{extra}"))
+        channel = "read" if row["_port_loads"] >= row["_port_stores"] else "write"
+        parts.append((mem, f"memory-bound: array {row['busiest_port']} moves {pw} words through its {channel} "
+                           f"channel ({row['_port_loads']} loads, {row['_port_stores']} stores), bounding "
+                           f"cycles/roofline at {mem:.2f}{extra}"))
     bound = row["bound_cycles"]
     ideal = row.get("ideal_cycles") or bound
     if ideal / bound > 1.1:

@@ -331,8 +331,9 @@ def _cell(row: dict, key: str, note_width: int = 70) -> str:
     return cell(row[key])
 
 
-ROOFLINE_LEGEND = ("roofline: max(statement instances / compute processes, compulsory words / memory ports), "
-                   "the fewest cycles at one instance per compute process and one word per port per cycle; "
+ROOFLINE_LEGEND = ("roofline: max(statement instances / compute processes, compulsory words / memory channels), "
+                   "the fewest cycles at one instance per compute process and one word per memory channel (an "
+                   "array's read channel, its write channel) per cycle; "
                    "it changes with the number of compute processes a configuration has")
 
 

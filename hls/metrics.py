@@ -2,7 +2,8 @@
 
 Everything is counted with isl (`isl_utils.card`), never by enumerating instances, so a report costs
 the same at every problem size.  The roofline is the larger of two bounds: every compute process
-doing one iteration per cycle, and every array port moving one word per cycle.
+doing one iteration per cycle, and every memory channel (an array's read channel, its write channel)
+moving one word per cycle.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ def traffic(program: PolyProgram, net: ProcessNetwork) -> dict:
     instances = sum(iu.card(s.domain) for s in program.statements)
     compulsory = sum(compulsory_by_array(program).values())
     n_compute = sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE)
-    # Memory bandwidth: one word per cycle on each array's port (the simulation memory's default).
-    ports = len({p.array for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)})
-    words_per_cycle = max(1, ports)
+    # Memory bandwidth: one word per cycle on each memory channel (the simulation memory's default): an
+    # array's read channel (its load unit's) and its write channel (its store unit's) move theirs in
+    # the same cycle.
+    channels = sum(1 for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE))
+    words_per_cycle = max(1, channels)
     return {
         "statement_instances": instances,
         "compulsory_words": compulsory,

@@ -30,7 +30,7 @@ Figures (`PnrResult`):
   files, then named: which process (or channel), and whether the delay is in an **operator** (a
   datapath line or an operator module), a **control counter** (iteration registers, the next-iteration
   function, port guards and buffer slots), a **channel FIFO** (FIFO / FIFO with multiplicity / buffer
-  modules), a **memory port** (load/store units, the top's arbiters) or the **handshake** (valid/ready,
+  modules), a **memory port** (load/store units, the top's memory channel signals) or the **handshake** (valid/ready,
   fire/stall logic).
 
 Results are cached by content: SHA-256 of the files (whole-line comments dropped), the tool versions
@@ -435,7 +435,7 @@ def _classify_line(kind: str, text: str, sections: list[tuple[int, str]], line: 
     if kind == "unit":
         return "memory port", stmt
     if kind == "top":
-        return ("memory port" if re.search(r"_(req|rsp)_|_last_store|_pick_store", stmt) else "top"), stmt
+        return ("memory port" if re.search(r"_(rd|wr)_(req|rsp)_", stmt) else "top"), stmt
     sec = "head"
     for first, name in sections:
         if first <= line:

@@ -345,8 +345,8 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
             g = group(n, "synchronous reset, active high (at least one cycle); not needed between runs")
         elif n in ("start", "ready", "idle", "done"):
             g = group("control", "block-level control like ap_ctrl_hs: `start` is taken in a cycle where `idle` "
-                                 "is high; `done` rises when the run is over (every store accepted) and stays high "
-                                 "until the next start; `ready` is high in the first cycle of `done`; the next "
+                                 "is high; `done` rises when the run is over (every write has its response) and stays "
+                                 "high until the next start; `ready` is high in the first cycle of `done`; the next "
                                  "run needs no reset")
         elif n in scalars:
             s = scalars[n]
@@ -357,15 +357,22 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
         elif n == "proc_finished":
             g = group(n, "debug: bit k high when process k (Processes table order) has finished")
         else:
-            array = next((a for a in arrays if n.startswith(a + "_req_") or n.startswith(a + "_rsp_")), None)
+            array = next((a for a in arrays for ch in ("_rd_", "_wr_") if n.startswith(a + ch)), None)
             if array is None:
                 g = group(n, "")
+            elif n.startswith(array + "_rd_"):
+                a = arrays[array]
+                g = group(f"{array} read channel", f"reads of {decl(a)}: requests `valid`/`ready` with the row-major "
+                                                   f"element index `addr`; one response per request, in request "
+                                                   f"order, with the {a['width']}-bit word `rdata`",
+                          bus=f"{array}_rd")
             else:
                 a = arrays[array]
-                g = group(f"{array} memory port", f"memory port of {decl(a)}: requests `valid`/`ready` with the "
-                                                  f"row-major element index `addr` ({a['width']}-bit words), "
-                                                  "`write`, `wdata`; one read response per read, in request order",
-                          bus=array)
+                g = group(f"{array} write channel", f"writes of {decl(a)}: requests `valid`/`ready` with the "
+                                                    f"row-major element index `addr` and the {a['width']}-bit word "
+                                                    "`wdata`; one response per request, in request order, once "
+                                                    "the write is in memory",
+                          bus=f"{array}_wr")
         g["ports"].append(p)
     out = []
     for g in groups:

@@ -15,7 +15,8 @@ Everything observed (register values, cycles, memory contents, bursts) goes to `
 Python side asserts on it.
 
 `port_traffic` (select it with `testcase=`) drives the port adapters and master alone (a harness built
-by tests/rtl/test_axi.py) with random request streams and checks in-order memory semantics.
+by tests/rtl/test_axi.py) with independent random read and write streams per port and checks what
+they return against the ordering the design relies on (docs/rtl-interface.md).
 """
 
 from __future__ import annotations
@@ -57,16 +58,29 @@ class _Cycles:
 
 
 async def _count_bursts(dut, prefix: str, stats: dict) -> None:
-    """Per master: AR / AW handshakes, their beats, the longest burst."""
-    sig = {n: getattr(dut, f"{prefix}_{n}") for n in ("ARVALID", "ARREADY", "ARLEN", "AWVALID", "AWREADY", "AWLEN")}
+    """Per master: AR / AW handshakes, their beats, the longest burst, and the AR handshakes made while
+    a write burst of the same ID (the same array) was without its B response (`ar_under_writes`: reads
+    and writes of one array overlap)."""
+    names = ("ARVALID", "ARREADY", "ARLEN", "ARID", "AWVALID", "AWREADY", "AWLEN", "AWID", "BVALID", "BREADY", "BID")
+    sig = {n: getattr(dut, f"{prefix}_{n}") for n in names}
+    open_writes: dict[int, int] = {}  # AWID -> write bursts without B
+    stats.setdefault("ar_under_writes", 0)
     while True:
         await RisingEdge(dut.ap_clk)
+        fired = {ch: int(sig[ch + "VALID"].value) and int(sig[ch + "READY"].value) for ch in ("AR", "AW", "B")}
         for ch in ("AR", "AW"):
-            if int(sig[ch + "VALID"].value) and int(sig[ch + "READY"].value):
+            if fired[ch]:
                 n = int(sig[ch + "LEN"].value) + 1
                 stats[ch.lower()] += 1
                 stats[ch.lower() + "_beats"] += n
                 stats["max_len"] = max(stats["max_len"], n)
+        if fired["AR"] and open_writes.get(int(sig["ARID"].value), 0):
+            stats["ar_under_writes"] += 1
+        if fired["AW"]:
+            key = int(sig["AWID"].value)
+            open_writes[key] = open_writes.get(key, 0) + 1
+        if fired["B"]:
+            open_writes[int(sig["BID"].value)] -= 1
 
 
 @cocotb.test()
@@ -169,29 +183,90 @@ async def run_axi_kernel(dut):
 # Port-level traffic: the port adapters and master alone (tests/rtl/test_axi.py builds the harness).
 
 
-def _traffic(rng: random.Random, n: int, words: int, width: int, write_bias: float):
-    """Requests (write, index, data): runs of consecutive indices, and many reads right after writes
-    of the same index and writes right after reads (the ordering cases), at random places."""
-    out = []
+def _traffic(rng: random.Random, n: int, words: int, width: int) -> list[dict]:
+    """Operations (read or write of one index; a write's data): runs of consecutive indices in one
+    direction, and ordering pairs at random places: a write then a read of its index issued only once
+    the write is answered (read after write), a read then a write of its index issued only once the
+    read's data is back (write after read).  `after` names the operation whose response must have come
+    first; everything else is free to overlap."""
+    out: list[dict] = []
     while len(out) < n:
         kind = rng.random()
         start = rng.randrange(words)
         if kind < 0.5:  # a run in one direction
-            write = rng.random() < write_bias
+            write = rng.random() < 0.5
             for k in range(rng.randint(1, 24)):
-                out.append((write, (start + k) % words, rng.getrandbits(width)))
-        elif kind < 0.75:  # write then read back (read after write)
-            out.append((True, start, rng.getrandbits(width)))
-            out.append((False, start, 0))
-        else:  # read then overwrite (write after read)
-            out.append((False, start, 0))
-            out.append((True, start, rng.getrandbits(width)))
+                out.append({"write": write, "index": (start + k) % words, "data": rng.getrandbits(width)})
+        else:
+            first = rng.random() < 0.5  # True: read after write
+            out.append({"write": first, "index": start, "data": rng.getrandbits(width)})
+            out.append({"write": not first, "index": start, "data": rng.getrandbits(width), "after": len(out) - 1})
     return out[:n]
+
+
+class _PortChecker:
+    """One port's traffic and what memory may answer.  Writes of one port take effect in the order
+    they were accepted; a read may return any value its index held from the last write answered
+    before the read was accepted to the last write accepted before its data came back."""
+
+    def __init__(self, ops: list[dict], init: list[int]) -> None:
+        self.ops = ops
+        self.queue = {False: [k for k, op in enumerate(ops) if not op["write"]],
+                      True: [k for k, op in enumerate(ops) if op["write"]]}
+        self.next = {False: 0, True: 0}
+        self.offered: dict[bool, bool] = {False: False, True: False}
+        self.history = [[v] for v in init]  # per index: initial value, then each write accepted
+        self.answered = [0] * len(init)  # per index: the last entry of `history` known to be in memory
+        self.done: set[int] = set()  # operations whose response came
+        self.reads: list[tuple[int, int]] = []  # (op, lowest history entry allowed) awaiting data
+        self.writes: list[tuple[int, int]] = []  # (op, history entry) awaiting their response
+        self.mismatches: list[dict] = []
+        self.checked = 0
+        self.model = list(init)
+
+    def head(self, write: bool):
+        q = self.queue[write]
+        if self.next[write] >= len(q):
+            return None
+        k = q[self.next[write]]
+        after = self.ops[k].get("after")
+        return k if after is None or after in self.done else None
+
+    def busy(self) -> bool:
+        return any(self.next[w] < len(self.queue[w]) for w in (False, True)) or bool(self.reads or self.writes)
+
+    def accepted(self, write: bool) -> None:
+        k = self.queue[write][self.next[write]]
+        self.next[write] += 1
+        op = self.ops[k]
+        x = op["index"]
+        if write:
+            self.history[x].append(op["data"])
+            self.model[x] = op["data"]
+            self.writes.append((k, len(self.history[x]) - 1))
+        else:
+            self.reads.append((k, self.answered[x]))
+
+    def write_answered(self) -> None:
+        k, entry = self.writes.pop(0)
+        x = self.ops[k]["index"]
+        self.answered[x] = max(self.answered[x], entry)
+        self.done.add(k)
+
+    def read_data(self, data: int, cycle: int) -> None:
+        k, lo = self.reads.pop(0)
+        x = self.ops[k]["index"]
+        allowed = self.history[x][lo:]
+        self.checked += 1
+        if data not in allowed and len(self.mismatches) < 20:
+            self.mismatches.append({"cycle": cycle, "index": x, "got": data, "allowed": allowed[-4:]})
+        self.done.add(k)
 
 
 @cocotb.test()
 async def port_traffic(dut):
-    """Random request streams on every port of the harness, checked against in-order memory semantics."""
+    """Random read and write streams on every port of the harness, driven independently (ordering
+    pairs wait for the response they depend on), checked against what memory may answer."""
     from cocotb.triggers import ReadOnly
 
     from cocotbext.axi import AxiBus, AxiRam
@@ -217,16 +292,15 @@ async def port_traffic(dut):
         nbytes = p["width"] // 8
         init = bytes(rng.getrandbits(8) for _ in range(p["words"] * nbytes))
         ram.write(p["base"], init)
-        model = [int.from_bytes(init[k * nbytes:(k + 1) * nbytes], "little") for k in range(p["words"])]
-        sig = {n: getattr(dut, f"{p['name']}_{n}") for n in ("req_valid", "req_ready", "req_addr", "req_write",
-                                                             "req_wdata", "rsp_valid", "rsp_ready", "rsp_rdata",
-                                                             "idle")}
+        values = [int.from_bytes(init[k * nbytes:(k + 1) * nbytes], "little") for k in range(p["words"])]
+        sig = {n: getattr(dut, f"{p['name']}_{n}") for n in (
+            "rd_req_valid", "rd_req_ready", "rd_req_addr", "rd_rsp_valid", "rd_rsp_ready", "rd_rsp_rdata",
+            "wr_req_valid", "wr_req_ready", "wr_req_addr", "wr_req_wdata", "wr_rsp_valid", "wr_rsp_ready", "idle")}
         getattr(dut, f"{p['name']}_base").value = p["base"]
-        sig["req_valid"].value = 0
-        sig["rsp_ready"].value = 0
-        ports.append({"cfg": p, "sig": sig, "model": model, "pending": [], "mismatches": [],
-                      "todo": _traffic(rng, cfg["requests"], p["words"], p["width"], 0.5), "next": 0, "reads": 0,
-                      "offered": False})
+        for n in ("rd_req_valid", "rd_rsp_ready", "wr_req_valid", "wr_rsp_ready"):
+            sig[n].value = 0
+        ports.append({"cfg": p, "sig": sig, "chk": _PortChecker(_traffic(rng, cfg["requests"], p["words"], p["width"]),
+                                                                values), "both": 0})
     await ClockCycles(dut.ap_clk, 5)
     dut.rst.value = 0
     await RisingEdge(dut.ap_clk)
@@ -235,53 +309,52 @@ async def port_traffic(dut):
     while cycles < cfg["max_cycles"]:
         busy = False
         for st in ports:  # drive this cycle's inputs
-            s = st["sig"]
-            # A request stays offered until taken (as the design's units do); new ones come with gaps.
-            if st["next"] < len(st["todo"]) and (st["offered"] or rng.random() >= cfg["gap"]):
-                st["offered"] = True
-                write, index, data = st["todo"][st["next"]]
-                s["req_valid"].value = 1
-                s["req_write"].value = int(write)
-                s["req_addr"].value = index
-                s["req_wdata"].value = data
-            else:
-                s["req_valid"].value = 0
-            s["rsp_ready"].value = int(rng.random() >= cfg["rsp_stall"])
+            s, chk = st["sig"], st["chk"]
+            for write, pre in ((False, "rd"), (True, "wr")):
+                # A request stays offered until taken (as the design's units do); new ones come with gaps.
+                k = chk.head(write)
+                if k is not None and (chk.offered[write] or rng.random() >= cfg["gap"]):
+                    chk.offered[write] = True
+                    s[f"{pre}_req_valid"].value = 1
+                    s[f"{pre}_req_addr"].value = chk.ops[k]["index"]
+                    if write:
+                        s["wr_req_wdata"].value = chk.ops[k]["data"]
+                else:
+                    s[f"{pre}_req_valid"].value = 0
+                s[f"{pre}_rsp_ready"].value = int(rng.random() >= cfg["rsp_stall"])
         await ReadOnly()
         fired = []
         for st in ports:
             s = st["sig"]
-            req = int(s["req_valid"].value) and int(s["req_ready"].value)
-            rsp = int(s["rsp_valid"].value) and int(s["rsp_ready"].value)
-            fired.append((req, rsp, int(s["rsp_rdata"].value) if rsp else None))
-            busy |= st["next"] < len(st["todo"]) or bool(st["pending"]) or not int(s["idle"].value)
+            f = {n: int(s[f"{n}_valid"].value) and int(s[f"{n}_ready"].value)
+                 for n in ("rd_req", "rd_rsp", "wr_req", "wr_rsp")}
+            f["rdata"] = int(s["rd_rsp_rdata"].value) if f["rd_rsp"] else None
+            fired.append(f)
+            busy |= st["chk"].busy() or not int(s["idle"].value)
         await RisingEdge(dut.ap_clk)
         cycles += 1
-        for st, (req, rsp, rdata) in zip(ports, fired):
-            st["offered"] = st["offered"] and not req
-            if rsp:  # responses come in request order
-                expected = st["pending"].pop(0) if st["pending"] else None
-                if rdata != expected and len(st["mismatches"]) < 20:
-                    st["mismatches"].append({"cycle": cycles, "expected": expected, "got": rdata})
-            if req:  # the memory applies requests in the order it accepts them
-                write, index, data = st["todo"][st["next"]]
-                st["next"] += 1
-                if write:
-                    st["model"][index] = data
-                else:
-                    st["pending"].append(st["model"][index])
-                    st["reads"] += 1
+        for st, f in zip(ports, fired):
+            chk = st["chk"]
+            st["both"] += bool(f["rd_req"] and f["wr_req"])
+            if f["rd_rsp"]:  # responses come in request order
+                chk.read_data(f["rdata"], cycles)
+            for write, name in ((False, "rd_req"), (True, "wr_req")):
+                if f[name]:
+                    chk.offered[write] = False
+                    chk.accepted(write)
+            if f["wr_rsp"]:  # a read accepted at this edge need not see it: answered after acceptances
+                chk.write_answered()
         if not busy:
             break
     result = {"cycles": cycles, "bursts": stats, "ports": {}}
     for st in ports:
-        p = st["cfg"]
+        p, chk = st["cfg"], st["chk"]
         nbytes = p["width"] // 8
         final = ram.read(p["base"], p["words"] * nbytes)
         memory = [int.from_bytes(final[k * nbytes:(k + 1) * nbytes], "little") for k in range(p["words"])]
         result["ports"][p["name"]] = {
-            "issued": st["next"], "requests": len(st["todo"]), "reads": st["reads"], "unanswered": len(st["pending"]),
-            "mismatches": st["mismatches"],
-            "memory_mismatches": sum(1 for a, b in zip(memory, st["model"]) if a != b)}
+            "issued": sum(chk.next.values()), "requests": len(chk.ops), "reads": len(chk.queue[False]),
+            "checked": chk.checked, "unanswered": len(chk.reads) + len(chk.writes), "mismatches": chk.mismatches,
+            "same_cycle": st["both"], "memory_mismatches": sum(1 for a, b in zip(memory, chk.model) if a != b)}
     with open(cfg["result_file"], "w") as f:
         json.dump(result, f, indent=1)

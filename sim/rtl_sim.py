@@ -81,7 +81,8 @@ def scalar_bits(value: object, type_name: str) -> int:
 
 
 def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, stall: float = 0.0, seed: int = 0,
-            latency: int = 4, interval: int = 1, cache_root: Optional[Path] = None,
+            latency: int = 4, interval: int = 1, write_latency: Optional[int] = None,
+            cache_root: Optional[Path] = None,
             max_cycles: Optional[int] = None, simulator: str = "verilator",
             quiet_limit: Optional[int] = None, progress: bool = False, trace: Optional[str] = None) -> RtlRun:
     """Simulate `design` on `inputs`; `simulator` is "verilator" or "icarus" (needs `iverilog`, else
@@ -89,7 +90,8 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
     after which the run is stopped as a deadlock (default 5000 + 20 * latency * interval).  `progress`:
     show a spinner on stderr while an uncached model builds (`dpn-synth sim`; off for library callers,
     whose parallel workers would draw over each other).  `trace` ("fst" or "vcd"): build a traced model;
-    the waveform is `workdir/run/dump.<trace>`."""
+    the waveform is `workdir/run/dump.<trace>`.  `latency` and `interval` configure every memory model;
+    `write_latency`, if given, the latency of write responses alone (docs/rtl-interface.md)."""
     if simulator not in SIMULATORS:
         raise ValueError(f"unknown simulator {simulator!r} (expected one of {', '.join(SIMULATORS)})")
     workdir = Path(workdir)
@@ -107,11 +109,13 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
         init.write_text(to_hex(np.asarray(inputs[m["name"]]), m["width"]))
         plusargs += [f"+{m['name']}_init={init}", f"+{m['name']}_dump={run_dir / (m['name'] + '.dump.hex')}",
                      f"+{m['name']}_latency={latency}", f"+{m['name']}_interval={interval}"]
+        if write_latency is not None:
+            plusargs.append(f"+{m['name']}_write_latency={write_latency}")
         words += m["words"]
     cfg = {
         "scalars": {s["port"]: scalar_bits(inputs[s["name"]], s["type"]) for s in design.interface["scalars"]},
         "processes": design.interface["processes"],
-        "quiet_limit": quiet_limit or 5000 + 20 * latency * interval,
+        "quiet_limit": quiet_limit or 5000 + 20 * max(latency, write_latency or 0) * interval,
         "max_cycles": max_cycles or 10_000_000,
         "result_file": str(run_dir / "result.json"),
     }
@@ -186,8 +190,8 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
     first) and `probes` (path below the testbench top -> bits, or None when the simulator could not
     read it).  A process is blocked on an output channel when it offers a word the channel refuses
     (valid && !ready: a full FIFO, a buffer slot still full); else on memory (a request the memory
-    does not accept, a read response not back yet); else on the input channel its current iteration
-    selects and that has nothing for it.  Without the select probe, every empty input is named.
+    does not accept, a read or write response not back yet); else on the input channel its current
+    iteration selects and that has nothing for it.  Without the select probe, every empty input is named.
     """
     bits = state["status"]
     probes = state.get("probes", {})
@@ -217,10 +221,11 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
         for u in m["units"]:
             if u["process"] in blocked_out:
                 continue
+            what = "read" if u["kind"] == "load" else "write"
             if get(u, "req_valid") == 1 and get(u, "req_ready") == 0:
-                waits[u["process"]].append(f"waits for memory {m['name']}: request not accepted")
-            if u["kind"] == "load" and get(m, "rsp_ready") == 1 and get(m, "rsp_valid") == 0:
-                waits[u["process"]].append(f"waits for memory {m['name']}: read response not back")
+                waits[u["process"]].append(f"waits for memory {m['name']}: {what} request not accepted")
+            if get(u, "rsp_ready") == 1 and get(u, "rsp_valid") == 0:
+                waits[u["process"]].append(f"waits for memory {m['name']}: {what} response not back")
     iteration: dict[str, str] = {}
     for p in debug["processes"]:
         dims = [_probe_int(probes.get(f"u_top.{d}"), signed=True) for d in p.get("probes", {}).get("iteration", [])]

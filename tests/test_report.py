@@ -42,7 +42,7 @@ def no_dot_path(monkeypatch):
 def test_report_opens_with_the_top_module_and_its_ports(interface, tmp_path, capsys):
     out = tmp_path / "o"
     assert main(["compile", str(EXAMPLES / "gemm-int.c"), "--tile", "none", "-o", str(out), "--interface",
-                 interface]) == 0  # the untiled network: C is stored, never loaded
+                 interface]) == 0  # the untiled network
     printed = capsys.readouterr().out
     md = (out / "report.md").read_text()
     rep = json.loads((out / "report.json").read_text())
@@ -62,7 +62,10 @@ def test_report_opens_with_the_top_module_and_its_ports(interface, tmp_path, cap
     section = md[md.index("## Ports"):md.index("## Processes")]
     assert md.index("## Ports") < md.index("## Processes") < md.index("## Summary")
     if interface == "native":
-        assert {"clk", "rst", "start", "ready", "idle", "done", "arg_alpha", "C_req_valid", "B_rsp_rdata"} <= set(ports)
+        assert {"clk", "rst", "start", "ready", "idle", "done", "arg_alpha", "C_wr_req_valid", "C_wr_rsp_ready",
+                "B_rd_rsp_rdata"} <= set(ports)
+        assert not any(p.startswith(("A_wr_", "B_wr_")) for p in ports)  # A and B are only read
+        assert {"C read channel", "C write channel", "A read channel"} <= {g["name"] for g in rep["top"]["groups"]}
         for p in ports:
             assert re.search(rf"`{p}(\[\d+:0\])?`", section), p
     else:

@@ -3,7 +3,7 @@
 The cycle model (`timing.simulate_timing`) is what the compiler's choices and its cycle estimate rest
 on; a picture of it shows why a network takes the cycles it does: which process is busy, which waits
 for an operand (an empty input channel), which is held by its consumer (a full output channel,
-back-pressure), which loses its array's memory port to the other unit.  One row per process (load
+back-pressure).  One row per process (load
 units, compute processes, store units, each in network order), x = cycles.
 
 A run may last millions of cycles, and the picture must stay small and quick to draw: the cycles are
@@ -33,13 +33,12 @@ ROW_H = 16
 ROW_PITCH = 22
 MARGIN = 24
 
-COLOUR = {"busy": "#16a34a", "full": "#dc2626", "empty": "#f59e0b", "port": "#7c3aed", "drain": "#86efac",
+COLOUR = {"busy": "#16a34a", "full": "#dc2626", "empty": "#f59e0b", "drain": "#86efac",
           "done": "#e5e7eb"}
 LABEL = {
     "busy": "issuing an iteration (busy)",
     "full": "stalled: output channel full (back-pressure)",
     "empty": "stalled: input channel empty",
-    "port": "waiting for the array's memory port",
     "drain": "draining: nothing left to issue, results in the pipeline",
     "done": "finished",
 }
@@ -77,13 +76,12 @@ def _tick_step(span: int) -> int:
 
 
 def _waits_text(waits: dict[tuple[str, str], int], state: str) -> str:
-    """The channel (or array) a stall of `state` waits on most, e.g. `mostly on c3 (120 cycles)`."""
+    """The channel a stall of `state` waits on most, e.g. `mostly on c3 (120 cycles)`."""
     mine = [(n, on) for (s, on), n in waits.items() if s == state]
     if not mine:
         return ""
     n, on = max(mine, key=lambda x: (x[0], x[1]))  # a tie goes to the later name, always the same
-    what = "array" if state == "port" else "channel"
-    return f", mostly on {what} {on} ({n} cycles)"
+    return f", mostly on channel {on} ({n} cycles)"
 
 
 class _Row:

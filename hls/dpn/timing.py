@@ -11,7 +11,11 @@ model here runs the network the way the RTL does:
   iteration reaches that stage: the stages before it hold (no issue either), the ones after it drain;
 - when the channel a result goes to is full, the whole pipeline of the process waits;
 - a FIFO frees a word at its (first) read, a buffer frees a slot at the last read of its value;
-- the load and store units of one array share a memory port that accepts one word per cycle.
+- memory never holds a unit back: an array's load unit has the read channel and its store unit the
+  write channel to themselves (one unit of each kind per array), each channel moves a word per cycle,
+  and a load and a store of the array move theirs in the same cycle.  A store's "values" are the
+  memory-order tokens it owes loads, sent once the write's response is back, after the memory latency
+  like a load's data (`hls.rtl.generate.process_latencies`).
 
 `deepen` then grows the FIFOs on which producers wait the longest, as long as the modelled cycle count
 keeps dropping: the extra words are what lets transfers of the next tile overlap computation on the
@@ -64,17 +68,17 @@ class Timing:
 
 # What a process does in one cycle of the model (`ScheduleRecorder`), in the order the states take
 # precedence: an iteration issued; the pipeline held by a full output channel (back-pressure); an
-# operand not in its channel yet (at issue or at a later stage); a load or store unit ready but the
-# array's memory port taken; nothing left to issue, iterations still in the pipeline; finished.
-STATES = ("busy", "full", "empty", "port", "drain", "done")
-BUSY, FULL, EMPTY, PORT, DRAIN, DONE = range(len(STATES))
+# operand not in its channel yet (at issue or at a later stage); nothing left to issue, iterations
+# still in the pipeline; finished.
+STATES = ("busy", "full", "empty", "drain", "done")
+BUSY, FULL, EMPTY, DRAIN, DONE = range(len(STATES))
 
 
 class Interval(NamedTuple):
     start: int
     stop: int  # first cycle after it
     state: str  # one of STATES
-    on: Optional[str]  # what a stall waits on: a channel (full, empty) or an array (port)
+    on: Optional[str]  # what a stall waits on: a channel (full, empty)
 
 
 class ScheduleRecorder:
@@ -151,7 +155,6 @@ class Plan:
     procs: list
     chans: list
     steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
-    ports: dict[str, list[str]]
 
 
 def _channel_plan(c: Channel, tables: NetworkTables, index: dict[str, dict[tuple, int]]) -> tuple[list, list]:
@@ -196,11 +199,10 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
             for k, x, slot in _channel_plan(c, tables, index)[1]:
                 writes[k].append((c, x, slot))
         steps.append((p, reads, late, writes, tuple(joins)))
-    ports: dict[str, list[str]] = {}
-    for p in procs:
-        if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
-            ports.setdefault(p.array, []).append(p.name)
-    return Plan(procs, chans, steps, ports)
+    units = [(p.array, p.kind) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
+    # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
+    assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
+    return Plan(procs, chans, steps)
 
 
 def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
@@ -212,9 +214,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     (or the `plan` built with it) says which operands a process reads after issue; `recorder`, if
     given, receives what every process does at every cycle."""
     plan_ = plan_of(net, tables, read_stage) if plan is None else plan
-    procs, chans, ports = plan_.procs, plan_.chans, plan_.ports
+    chans = plan_.chans
     plan = plan_.steps
-    position = {p.name: k for k, p in enumerate(procs)}
     buffered = {c.name: c.kind == ChannelKind.BUFFER for c in chans}
     # a FIFO holds one word more in its input register (a buffer's queue is not modelled: a producer
     # waits at a full slot here, a little later in the RTL)
@@ -242,11 +243,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     before_last = [0] * len(plan)  # iterations issued and not past the last late read
     done = [False] * len(plan)  # every iteration issued and past its late reads
     lat_of = [latency.get(step[0].name, 1) for step in plan]
-    mem_unit = [step[0].kind in (ProcessKind.LOAD, ProcessKind.STORE) for step in plan]
     full_waits = {c.name: 0 for c in chans}
     empty_waits = {c.name: 0 for c in chans}
-    port_turn = {a: 0 for a in ports}
-    was_frozen = [False] * len(plan)
     t = 0
     last = 0
     late_wait: Optional[Channel] = None  # the first late operand found missing this cycle
@@ -334,7 +332,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     while True:
         progress = False
         frees: list[tuple[str, int]] = []
-        port_used: set[str] = set()
         pending = False
         wake = None
         for i, (p, reads, late, writes, joins) in enumerate(plan):
@@ -344,7 +341,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     note(i, DONE, None)
                 continue
             frozen = False
-            was_frozen[i] = False
             if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
                 outs = q[0][1]
                 blocked = [c for c, x, slot in outs
@@ -353,7 +349,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     for c in blocked:
                         full_waits[c.name] += 1
                     frozen = True
-                    was_frozen[i] = True
                 else:
                     for c, x, slot in outs:
                         avail[c.name][x] = t + 1 + delay[c.name]
@@ -398,23 +393,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 if rec:
                     note(i, EMPTY, missing.name)
                 continue
-            if mem_unit[i]:
-                users = ports[p.array]
-                if p.array in port_used:
-                    if rec:
-                        note(i, PORT, p.array)
-                    continue
-                if len(users) > 1 and users[port_turn[p.array] % len(users)] != p.name:
-                    # round robin: the other unit has priority this cycle if it is ready too
-                    j = position[next(u for u in users if u != p.name)]
-                    other = plan[j]
-                    if not was_frozen[j] and nxt[j] < len(other[1]) and all(
-                            avail[c.name].get(x, t + 1) <= t for c, x, _f, _s in other[1][nxt[j]]):
-                        if rec:
-                            note(i, PORT, p.array)
-                        continue
-                port_used.add(p.array)
-                port_turn[p.array] += 1
             for c, x, free, slot in reads[k]:
                 if free:
                     frees.append((c.name, slot))

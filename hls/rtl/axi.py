@@ -9,9 +9,9 @@ The wrapper has the interface Vitis HLS users know:
 * `interrupt`, high while `GIE` and some enabled `ISR` bit are set;
 * one AXI4 master `m_axi_<A>` per array, or one shared `m_axi_gmem` with `bundle=True`.
 
-Each array's memory port goes through a port adapter (`hw_templates/axi/port.v.j2`: bursts of
-consecutive requests, read/write fences, in-order read data) and a master
-(`hw_templates/axi/master.v.j2`: round-robin AR/AW, W in AW order, R/B routed by ID).
+Each array's read and write channels go through a port adapter (`hw_templates/axi/port.v.j2`: bursts
+of consecutive requests per direction, in-order read data, a write answered once its B response came)
+and a master (`hw_templates/axi/master.v.j2`: round-robin AR/AW, W in AW order, R/B routed by ID).
 `docs/rtl-interface.md` documents ports, registers, burst and ordering behaviour.
 
 Everything is computed here; the templates only place names and numbers.
@@ -231,6 +231,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
         for a in members:
             assert _element_bits(a["width"]) == a["width"], "elements are 8, 16, 32 or 64 bits wide"
             view = {"name": a["name"], "prefix": f"a_{a['name']}", "iw": a["aw"], "ew": a["width"],
+                    "load": a["load"], "store": a["store"],
                     "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
             array_views.append(view)
             ports.append(view["prefix"])
@@ -287,9 +288,9 @@ def report_markdown(axi: AxiWrapper) -> list[str]:
     for m in axi.masters:
         lines.append(f"- `{m['prefix']}`: AXI4 master, {m['data_width']}-bit data, {m['id_width']}-bit ID, "
                      f"64-bit address; arrays {', '.join(f'`{a}`' for a in m['arrays'])}")
-    lines += ["", f"Bursts: INCR, up to {MAX_BURST} beats, never across 4 KiB; reads wait for the B response of "
-                  "every earlier write of the same array, writes for the data of every earlier read "
-                  "(docs/rtl-interface.md).", "",
+    lines += ["", f"Bursts: INCR, up to {MAX_BURST} beats, never across 4 KiB; reads (AR/R) and writes (AW/W/B) "
+                  "of an array go concurrently; a write is answered to the core once its B response came, "
+                  "which is what the core waits for before reading the element back (docs/rtl-interface.md).", "",
               "| offset | register | access | bits | description |", "|---|---|---|---|---|"]
     for r in axi.register_map:
         lines.append(f"| 0x{r['offset']:02x} | {r['name']} | {r['access']} | {r['bits']} | {r['description']} |")

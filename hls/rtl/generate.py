@@ -2,8 +2,9 @@
 
 Each process becomes a module (control from `control.py`, input multiplexers, datapath from
 `datapath.py`, output stage), load/store processes become memory units, channels become instances
-of the FIFO / FIFO-with-multiplicity / buffer templates, and a top wires them to one memory port per
-array.  Templates are logic-free: this module computes every name, width and expression.
+of the FIFO / FIFO-with-multiplicity / buffer templates, and a top wires them to the arrays' memory
+channels: a read channel per loaded array (its load unit's), a write channel per stored array (its
+store unit's).  Templates are logic-free: this module computes every name, width and expression.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ FIFO_MULT_MODULE = "dpn_fifo_mult"
 BUFFER_MODULE = "dpn_buffer"
 MEM_MODULE = "dpn_mem"
 LOAD_TAGS = 8
+# Writes a store unit keeps without a response.  Behind the AXI4 port a write is answered after its burst
+# gathered up to 16 writes, went out as 16 W beats and got its B response, and the answers of a burst
+# then come one per cycle: about 50 cycles, so 64 keep a stream of writes going at one per cycle
+STORE_TAGS = 64
 
 
 def clog2(n: int) -> int:
@@ -204,13 +209,15 @@ def _route_width(outs: list[dict]) -> int:
     return sum(1 + (o["aw"] if o["kind"] == "buffer" else 0) for o in outs)
 
 
-def _mem_conns(array: str, prefix: str, with_rsp: bool) -> list[tuple[str, str]]:
-    """Unit memory ports to top signals: requests may go through the array's arbiter, responses not."""
-    conns = [(f"mem_{n}", f"{array}_{prefix}{n}") for n in ("req_valid", "req_ready", "req_addr", "req_write",
-                                                             "req_wdata")]
-    if with_rsp:
-        conns += [(f"mem_{n}", f"{array}_{n}") for n in ("rsp_valid", "rsp_ready", "rsp_rdata")]
-    return conns
+#: The signals of an array's read channel (its load unit's) and write channel (its store unit's), as
+#: `<array>_<signal>` on the top and `<signal>` on the unit.
+READ_SIGNALS = ("rd_req_valid", "rd_req_ready", "rd_req_addr", "rd_rsp_valid", "rd_rsp_ready", "rd_rsp_rdata")
+WRITE_SIGNALS = ("wr_req_valid", "wr_req_ready", "wr_req_addr", "wr_req_wdata", "wr_rsp_valid", "wr_rsp_ready")
+
+
+def _mem_conns(array: str, signals: tuple[str, ...]) -> list[tuple[str, str]]:
+    """A memory unit's channel wired straight to the top's ports: one unit per channel, no arbiter."""
+    return [(n, f"{array}_{n}") for n in signals]
 
 
 def generate(net: ProcessNetwork) -> RtlDesign:
@@ -282,7 +289,6 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
         else:
             m = mem_by_name[proc.array]
-            shared = m["load"] and m["store"]
             address = ctl.address(proc.band_dims, m["shape"])
             if proc.kind == ProcessKind.LOAD:
                 outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
@@ -293,16 +299,18 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
                            ports=ports, port_decls=in_decls + out_decls, address=address, announced=announced(ports))
                 text = render("load_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, "ld_" if shared else "", True) + in_conns + out_conns
+                conns = _mem_conns(proc.array, READ_SIGNALS) + in_conns + out_conns
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
                                                                           ("order", "memory order", True)], ctl)
                 outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
+                fields, unpack = _route(outs, source="out_route")
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
                            port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"],
-                           announced=announced(ports))
+                           announced=announced(ports), tags=STORE_TAGS, tag_ptr_width=clog2(STORE_TAGS),
+                           tag_width=max(1, _route_width(outs)), tag_fields=fields, tag_unpack=unpack)
                 text = render("store_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, "st_" if shared else "", False) + in_conns + out_conns
+                conns = _mem_conns(proc.array, WRITE_SIGNALS) + in_conns + out_conns
         design.rtl[f"{module}.v"] = text
         procs.append({"name": proc.name, "module": module, "connections": conns})
 
@@ -339,7 +347,8 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
 
     `dbg_status` concatenates signals the top already has: per channel both handshakes, the fill
     count (and the slot addresses of a buffer, the first-read flag of a FIFO with multiplicity), per
-    memory port and unit the request/response handshakes, and every process's finished bit.  It
+    memory unit the request and response handshakes of its channel (a load unit's read channel, a
+    store unit's write channel), and every process's finished bit.  It
     drives nothing, so synthesis removes it; a simulator reads it once, when the watchdog fires.
     Returns the Verilog concatenation terms (most significant first) and the layout: per entry a
     field name -> [lsb, width].  `probes` are optional signals inside process instances (path
@@ -375,15 +384,13 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
         a = m["name"]
         if not (m["load"] or m["store"]):
             continue
-        f = {"rsp_valid": add(f"{a}_rsp_valid", new_group=True), "rsp_ready": add(f"{a}_rsp_ready")}
-        entry: dict = {"name": a, "fields": f, "units": []}
-        for kind, prefix in ((ProcessKind.LOAD, "ld_"), (ProcessKind.STORE, "st_")):
+        entry: dict = {"name": a, "units": []}
+        for kind, ch in ((ProcessKind.LOAD, "rd"), (ProcessKind.STORE, "wr")):
             if (a, kind) not in units:
                 continue
-            prefix = prefix if m["load"] and m["store"] else ""
-            entry["units"].append({"process": units[(a, kind)], "kind": kind.value,
-                                   "fields": {"req_valid": add(f"{a}_{prefix}req_valid"),
-                                              "req_ready": add(f"{a}_{prefix}req_ready")}})
+            f = {"req_valid": add(f"{a}_{ch}_req_valid", new_group=True), "req_ready": add(f"{a}_{ch}_req_ready"),
+                 "rsp_valid": add(f"{a}_{ch}_rsp_valid"), "rsp_ready": add(f"{a}_{ch}_rsp_ready")}
+            entry["units"].append({"process": units[(a, kind)], "kind": kind.value, "channel": ch, "fields": f})
         ports.append(entry)
     finished, _ = add("proc_finished", len(procs), new_group=True)
     processes = []
@@ -493,15 +500,14 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
     """Cycles from starting an iteration to its result being offered to its channels (the cycle
     model makes it readable one cycle later), per process: the datapath stages, whose last one
     drives the channels (a datapath without stages has an output register instead); a load adds the
-    memory latency."""
+    memory latency, and so does a store: its memory-order tokens wait for the write's response, and
+    the run is over only once every write has its response."""
     out = {}
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
             out[proc.name] = max(1, _at_issue(net, proc).depth)
-        elif proc.kind == ProcessKind.LOAD:  # request, memory, response into the output buffer
+        else:  # request, memory, response into the output buffer
             out[proc.name] = memory_latency + 3
-        else:
-            out[proc.name] = 1
     return out
 
 

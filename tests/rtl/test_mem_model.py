@@ -1,6 +1,6 @@
 """The simulation memory model template: lint cleanliness, plusarg configuration, behaviour.
 
-Every simulation here runs on ONE Verilator build: latency, interval, stall and seed are plusargs
+Every simulation here runs on ONE Verilator build: latencies, interval, stall and seed are plusargs
 read at time 0, so each configuration is just another run of the same executable (and
 `run_cocotb(plusargs=...)` gets its own test on the way).
 """
@@ -50,7 +50,7 @@ def _write_init(path: Path, rng: random.Random) -> dict[int, int]:
 def _run(build: SimBuild, tmp_path: Path, config: dict[str, int], init: bool, **kwargs):
     """Run the testbench with *config* as plusargs (absent keys: the model's defaults)."""
     rng = random.Random(1234)
-    plusargs = {f"{NAME}_{k}": str(v) for k, v in config.items() if k in ("latency", "interval")}
+    plusargs = {f"{NAME}_{k}": str(v) for k, v in config.items() if k in ("latency", "write_latency", "interval")}
     plusargs |= {k: str(v) for k, v in config.items() if k in ("stall", "seed")}
     init_file = tmp_path / "init A.hex"  # a blank in the path on purpose
     if init:
@@ -61,7 +61,8 @@ def _run(build: SimBuild, tmp_path: Path, config: dict[str, int], init: bool, **
     expected = tmp_path / "expected.json"
     env = {
         "MEM_WIDTH": str(WIDTH), "MEM_DEPTH": str(DEPTH), "MEM_AW": str(AW), "MEM_QUEUE": str(QUEUE),
-        "MEM_LATENCY": str(config.get("latency", "")), "MEM_INTERVAL": str(config.get("interval", "")),
+        "MEM_LATENCY": str(config.get("latency", "")), "MEM_WRITE_LATENCY": str(config.get("write_latency", "")),
+        "MEM_INTERVAL": str(config.get("interval", "")),
         "MEM_STALL": str(config.get("stall", "")), "MEM_CYCLES": "3000",
         "MEM_INIT": str(init_file) if init else "", "MEM_DUMP": str(dump_file),
         "MEM_EXPECTED_JSON": str(expected), "MEM_PLUSARGS": json.dumps(plusargs),
@@ -81,6 +82,7 @@ SIM_CASES = [
     ("defaults", {}, True),  # no timing plusargs at all: latency 4, interval 1, stall 0
     ("lat1", {"latency": 1, "interval": 1, "stall": 0}, True),
     ("lat3_stall100", {"latency": 3, "stall": 100, "seed": 7}, True),
+    ("lat1_wlat9_stall300", {"latency": 1, "write_latency": 9, "stall": 300, "seed": 3}, True),
     ("lat7_int3_stall250", {"latency": 7, "interval": 3, "stall": 250, "seed": 5}, True),
     ("lat2_int2_stall600_noinit", {"latency": 2, "interval": 2, "stall": 600, "seed": 99}, False),
 ]
@@ -104,13 +106,15 @@ def test_mem_model_simulation(config: dict[str, int], init: bool, mem_build: Sim
 
 def test_run_cocotb_passes_plusargs(mem_build: SimBuild, tmp_path: Path) -> None:
     """`run_cocotb(plusargs=...)` puts them on the simulator command line, verbatim."""
-    config = {"latency": 9, "interval": 2, "stall": 5}
+    config = {"latency": 9, "write_latency": 6, "interval": 2, "stall": 5}
     test_dir = tmp_path / "sim"
-    plusargs = {f"{NAME}_latency": "9", f"{NAME}_interval": "2", "stall": "5", "note": "a b=c"}
+    plusargs = {f"{NAME}_latency": "9", f"{NAME}_write_latency": "6", f"{NAME}_interval": "2", "stall": "5",
+                "note": "a b=c"}
     env = {
         "MEM_WIDTH": str(WIDTH), "MEM_DEPTH": str(DEPTH), "MEM_AW": str(AW), "MEM_QUEUE": str(QUEUE),
-        "MEM_LATENCY": str(config["latency"]), "MEM_INTERVAL": str(config["interval"]),
-        "MEM_STALL": str(config["stall"]), "MEM_PLUSARGS": json.dumps(plusargs),
+        "MEM_LATENCY": str(config["latency"]), "MEM_WRITE_LATENCY": str(config["write_latency"]),
+        "MEM_INTERVAL": str(config["interval"]), "MEM_STALL": str(config["stall"]),
+        "MEM_PLUSARGS": json.dumps(plusargs),
     }
     result = run_cocotb(
         mem_build, COCOTB_MODULE, test_dir=test_dir, extra_env=env, timeout_s=SIM_TIMEOUT_S,
@@ -118,7 +122,7 @@ def test_run_cocotb_passes_plusargs(mem_build: SimBuild, tmp_path: Path) -> None
     )
     assert result.ok and result.passed == 1, result.summary()
     # Without the argument: no plusargs, the model's defaults.
-    env.update(MEM_LATENCY="4", MEM_INTERVAL="1", MEM_STALL="0", MEM_PLUSARGS="{}")
+    env.update(MEM_LATENCY="4", MEM_WRITE_LATENCY="4", MEM_INTERVAL="1", MEM_STALL="0", MEM_PLUSARGS="{}")
     result = run_cocotb(
         mem_build, COCOTB_MODULE, test_dir=tmp_path / "sim2", extra_env=env, timeout_s=SIM_TIMEOUT_S,
         testcase="plusargs_reach_simulator",
@@ -127,15 +131,15 @@ def test_run_cocotb_passes_plusargs(mem_build: SimBuild, tmp_path: Path) -> None
 
 
 def test_mem_model_rejects_bad_latency(mem_build: SimBuild, tmp_path: Path) -> None:
-    """LATENCY outside 1..QUEUE-2 stops the simulation at time 0 with an error."""
-    for latency in (0, QUEUE - 1):
+    """LATENCY or WRITE_LATENCY outside 1..QUEUE-2 stops the simulation at time 0 with an error."""
+    for which, latency in (("latency", 0), ("latency", QUEUE - 1), ("write_latency", 0)):
         result = run_cocotb(
-            mem_build, COCOTB_MODULE, test_dir=tmp_path / f"sim{latency}",
+            mem_build, COCOTB_MODULE, test_dir=tmp_path / f"sim{which}{latency}",
             extra_env={"MEM_PLUSARGS": "{}"}, timeout_s=SIM_TIMEOUT_S,
-            testcase="plusargs_reach_simulator", plusargs=[f"+{NAME}_latency={latency}"],
+            testcase="plusargs_reach_simulator", plusargs=[f"+{NAME}_{which}={latency}"],
         )
         assert not result.ok
-        assert f"+{NAME}_latency={latency} is outside 1..{QUEUE - 2}" in result.log_file.read_text()
+        assert f"+{NAME}_{which}={latency} is outside 1..{QUEUE - 2}" in result.log_file.read_text()
 
 
 # --------------------------------------------------------------------------------------------------

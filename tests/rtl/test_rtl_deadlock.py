@@ -183,7 +183,7 @@ def test_report_decodes_every_kind_of_wait(compiled):
             f"({buf['depth']}/{buf['depth']} slots full)") in lines
     assert (f"  {mult['consumer']} waits to read channel {mult['name']} (if its iteration reads it): "
             f"no value popped yet (0/{mult['depth'] + 1})") in lines
-    assert "  STORE_C waits for memory C: request not accepted" in lines
+    assert "  STORE_C waits for memory C: write request not accepted" in lines
     assert "c3 ?/" in lines[-1]
     # Finished processes are not named.
     named = {line.split()[0] for line in lines[1:-1]}
