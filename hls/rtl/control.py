@@ -90,7 +90,6 @@ class Control:
         last = self._point_set(self.last).intersect(dom) if self.count else dom
         self.is_last = self.predicate_set(last) if self.count else "1'b1"
         self._done = False
-        self._names_re = None  # `ahead`'s pattern, made once the registers are known
 
     # -------------------------------------------------------------------------------------------
     # registration
@@ -332,6 +331,8 @@ class Control:
                 terms.append(f"({{{w}{{{pcs[p]}}}}} & {e})")
             self.regs.append({"name": name, "width": w, "signed": False, "first": f"{w}'d{v['first']}",
                               "next": " | ".join(terms) if terms else name})
+        names = list(self.dims) + [r["name"] for r in self.regs]  # `ahead`'s pattern
+        self._names_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b") if names else None
 
     @property
     def first_values(self) -> list[str]:
@@ -359,9 +360,7 @@ class Control:
         registers one iteration ahead (`a_<register>`, the first iteration at a load), so the value
         registers' next values are registers and a buffer's announced read address is one
         multiplexer from registers, not the whole next-state logic (docs/rtl-timing.md)."""
-        if self._names_re is None:
-            names = list(self.dims) + [r["name"] for r in self.registers]
-            self._names_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b") if names else False
+        self._build()
         return self._names_re.sub(r"i_\1", text) if self._names_re else text
 
 
