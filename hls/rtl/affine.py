@@ -145,6 +145,14 @@ def signed_width(lo: int, hi: int) -> int:
     return max(1, max(hi, -lo - 1, 0).bit_length() + 1)
 
 
+def sized_literal(value: int, width: int) -> str:
+    """`value` as a signed literal of at least `width` bits, and of as many as the value needs: a
+    literal narrower than its value reads back as another number once the expression around it is
+    wider (`5'sd17` is -15 in a 6-bit sum: jacobi-2d's buffer slots, a deadlock)."""
+    w = max(width, signed_width(0, abs(value)))
+    return f"{w}'sd{value}" if value >= 0 else f"-{w}'sd{-value}"
+
+
 def _range(terms: list[tuple[int, tuple[int, int]]], const: int) -> tuple[int, int]:
     lo = hi = const
     for c, (a, b) in terms:
@@ -172,7 +180,7 @@ def _side(terms: list[tuple[int, str]], const: int, width: int) -> str:
     for c, e in terms:
         parts += _scaled(c, e)
     if const or not parts:
-        parts.append((1, f"{width}'sd{const}"))
+        parts.append((1, sized_literal(const, width)))
     if parts and (len(parts) > 1 or "<<<" in parts[0][1] or parts[0][0] < 0) and not const:
         parts.append((1, f"{width}'sd0"))  # the sized constant sets the width the sum is computed at
     parts.sort(key=lambda p: -p[0])
@@ -218,16 +226,14 @@ class SizedPrinter:
         neg = [(-c, e) for c, e, _b in terms if c < 0]
         num = _side(pos, max(const, 0), w) + (f" - ({_side(neg, max(-const, 0), w)})" if neg or const < 0 else "")
         if qhi - qlo <= 3:
-            out = f"{w}'sd{qlo}" if qlo >= 0 else f"-{w}'sd{-qlo}"
+            out = sized_literal(qlo, w)
             for q in range(qlo + 1, qhi + 1):
-                lim = q * den
-                lit = f"{w}'sd{lim}" if lim >= 0 else f"-{w}'sd{-lim}"
-                ql = f"{w}'sd{q}" if q >= 0 else f"-{w}'sd{-q}"
-                out = f"((({num}) >= {lit}) ? {ql} : {out})"
+                out = f"((({num}) >= {sized_literal(q * den, w)}) ? {sized_literal(q, w)} : {out})"
             return f"({out})", (qlo, qhi)
+        d = sized_literal(den, w)
         if lo >= 0:
-            return f"(({num}) / {w}'sd{den})", (qlo, qhi)
-        return f"(((({num}) >= {w}'sd0) ? (({num}) / {w}'sd{den}) : (-((-({num}) + {w}'sd{den - 1}) / {w}'sd{den}))))", (qlo, qhi)
+            return f"(({num}) / {d})", (qlo, qhi)
+        return f"(((({num}) >= {w}'sd0) ? (({num}) / {d}) : (-((-({num}) + {sized_literal(den - 1, w)}) / {d}))))", (qlo, qhi)
 
     def constraint(self, c: isl.Constraint, divs: list[tuple[str, tuple[int, int]]]) -> str:
         n = len(self.names)
