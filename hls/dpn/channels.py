@@ -4,7 +4,7 @@ Typing uses the channel relation and the two process schedules:
   in-order  <=> no x -> x', y -> y' with x' before y' in the consumer but x after y in the producer;
   unicity   <=> every produced value is read by one consumer iteration (isl).
 In-order is decided with isl relations (`is_in_order`), so typing costs the same at every problem
-size; below `REPLAY_BELOW` iterations the enumerated pairs decide instead, their time stamps
+size; below `TYPE_REPLAY_BELOW` iterations the enumerated pairs decide instead, their time stamps
 enumerated into arrays and compared in numpy (`event_in_order`: the same answer, at a fraction of the
 40 ms that isl takes per channel and of the per-pair tables' `in_order_pairs`).  isl's lexicographic maps over the whole tiled
 time stamps (15 dimensions and more) cost seconds per channel, so the time dimensions constant over both processes
@@ -108,7 +108,7 @@ def is_small(c: Channel, net: ProcessNetwork, limit: Optional[int] = None) -> bo
 
 def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
-    if is_small(c, net):
+    if is_small(c, net, TYPE_REPLAY_BELOW):
         in_order = event_in_order(c, net, tables)
         if in_order is None:
             in_order = in_order_pairs(c, tables)
@@ -126,6 +126,11 @@ def classify(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = 
     return replace(c, kind=kind, in_order=in_order, unicity=unicity)
 
 
+#: producer + consumer iterations below which typing replays the pairs' time stamps in numpy rather
+#: than asking isl: on heat-3d's corner at level 2 (T=7, N=18; channels of 20k-60k iterations) isl
+#: answered 220 tests in 0.2-1 s each, in forked children that cost 15 s of CPU, where the replay of
+#: the same channels is a fraction of that and gives the same answer (the same RTL)
+TYPE_REPLAY_BELOW = 100_000
 ORDER_SECONDS = 1.0  # isl's limit on an in-order test below `BOUND_ABOVE` iterations, then the enumerated one
 
 

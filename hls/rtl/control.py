@@ -273,10 +273,17 @@ class Control:
                 v = self._wire(f"signed [{w - 1}:0]", expr)
                 terms.append(f"({{{w}{{{pcs[p]}}}}} & {v})")
             self.next_x.append(" | ".join(terms) if terms else d)
-        # guards
+        # guards: a guard's next value on a piece is [x in piece and succ(x) in s]; where the boxes of
+        # s and of the piece's image are apart, that is false without asking isl (a load unit's
+        # hundreds of pieces times as many guards were most of its control's cost)
+        image_boxes = [dim_bounds(piece.apply(isl.Map.from_multi_aff(ma))) if not piece.is_empty() else None
+                       for piece, ma in self.pieces]
         for name, s in sorted(self._guards.values(), key=lambda t: int(t[0][1:])):
             terms = []
+            box = dim_bounds(s) if not s.is_empty() else None
             for p, (piece, ma) in enumerate(self.pieces):
+                if box is None or image_boxes[p] is None or _apart(box, image_boxes[p]):
+                    continue
                 pre = s.preimage_multi_aff(ma).intersect(piece)
                 if pre.is_empty():
                     continue
@@ -362,6 +369,11 @@ class Control:
         multiplexer from registers, not the whole next-state logic (docs/rtl-timing.md)."""
         self._build()
         return self._names_re.sub(r"i_\1", text) if self._names_re else text
+
+
+def _apart(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
+    """Whether two boxes (per dimension: min, max) share no point."""
+    return any(hi < lo2 or hi2 < lo for (lo, hi), (lo2, hi2) in zip(a, b))
 
 
 TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider
