@@ -91,3 +91,25 @@ def test_points_of_a_set_whose_existential_variable_has_no_floor_expression():
     s = isl.Set("{ [i, j] : exists (e : 0 <= i <= 20 and 0 <= j < 3 and 2i - 1 <= 3e <= i + 10 + j) }")
     assert iu.fast_points(s) is not None
     assert np.array_equal(iu.points(s), _visit(s))
+
+
+@settings(max_examples=150, deadline=None)
+@given(sets())
+def test_count_by_factors_equals_isl_scan(s):
+    """The count of large sets without barvinok (a product over groups of coupled dimensions)."""
+    assert iu.count_by_factors(s) == int(s.count_val().to_python())
+
+
+def test_count_by_factors_of_sets_too_large_to_scan():
+    """Closed forms for sets of 10^10 points and more, which isl's scan takes seconds to count."""
+    cases = {
+        "[NI, NJ, NK] -> { S[i, j, k] : NI = 2000 and NJ = 2300 and NK = 2600 and 0 <= i < NI and 0 <= j < NJ "
+        "and 0 <= k < NK }": 2000 * 2300 * 2600,
+        "{ S[t, i, j] : 0 <= t < 64 and 64t <= i < 64t + 64 and 0 <= i < 2000 and 0 <= j < 30000 }": 2000 * 30000,
+        "{ S[i, j, k] : 0 <= i < 3000 and 0 <= j <= i and 0 <= k < 3000 }": 3000 * 3001 // 2 * 3000,
+        "{ S[i, j, k] : 0 <= i, j, k < 3000 and (i + j) mod 3 = 0 }": 3000 * 3000 // 3 * 3000,
+        "{ S[i, j, k] : 0 <= i, j, k < 3000; S[i, j, k] : 2000 <= i < 5000 and 0 <= j < 10 and 0 <= k < 3000 }":
+            3000 ** 3 + 2000 * 10 * 3000,
+    }
+    for text, expected in cases.items():
+        assert iu.count_by_factors(isl.Set(text)) == expected, text

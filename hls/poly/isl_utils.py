@@ -299,13 +299,79 @@ def _card_of(text: str) -> int:
     """`card` by the set's text: the passes count the same domains again and again (process domains,
     parts, traffic, control), and without barvinok each count scans the set."""
     s = isl.Set(text)
-    if counting_available() and not _box_within(s, SCAN_CELLS):
+    if _box_within(s, SCAN_CELLS):
+        return _int(s.count_val())
+    if counting_available():
         poly = s.card()
         params = s.params()
         if params.is_empty():
             return 0
         return _int(poly.eval(params.sample_point()))
-    return _int(s.count_val())
+    return count_by_factors(s)
+
+
+def count_by_factors(s: isl.Set) -> int:
+    """The number of points of a large set without barvinok: over disjoint basic sets, each the
+    product of the counts of its groups of coupled dimensions (dimensions no constraint or division
+    links are independent: a rectangular loop nest is a product of intervals, a tiled one a product of
+    (tile, point) pairs), each group scanned by isl on its own.  A matrix product's 12e9 instances
+    took isl's scan of the whole set 1.3 s per count, 25 s per compile at 2000x2300x2600."""
+    total = 0
+    for b in s.make_disjoint().get_basic_sets():
+        groups = _coupled_dims(b)
+        if groups is None or len(groups) == 1:
+            total += _int(isl.Set.from_basic_set(b).count_val())
+            continue
+        n = b.dim(isl.dim_type.set)
+        product = 1
+        for g in groups:
+            part = isl.Set.from_basic_set(b)
+            for d in reversed(range(n)):
+                if d not in g:
+                    part = part.project_out(isl.dim_type.set, d, 1)
+            product *= _int(part.count_val())
+            if not product:
+                break
+        total += product
+    return total
+
+
+def _coupled_dims(b: isl.BasicSet) -> list[set[int]] | None:
+    """The groups of dimensions of `b` that its constraints link (a division links the dimensions
+    it is taken of), or None when a division has no explicit expression.  Parameters link nothing:
+    the sets counted have them fixed."""
+    n = b.dim(isl.dim_type.set)
+    of_div: list[set[int]] = []
+    for k in range(b.dim(isl.dim_type.div)):
+        try:
+            aff = b.get_div(k)
+        except isl.Error:
+            return None
+        dims = {d for d in range(n) if not aff.get_coefficient_val(isl.dim_type.in_, d).is_zero()}
+        for j in range(k):
+            if not aff.get_coefficient_val(isl.dim_type.div, j).is_zero():
+                dims |= of_div[j]
+        of_div.append(dims)
+    root = list(range(n))
+
+    def find(d: int) -> int:
+        while root[d] != d:
+            root[d] = root[root[d]]
+            d = root[d]
+        return d
+
+    for c in b.get_constraints():
+        dims = {d for d in range(n) if not c.get_coefficient_val(isl.dim_type.set, d).is_zero()}
+        for k, divided in enumerate(of_div):
+            if not c.get_coefficient_val(isl.dim_type.div, k).is_zero():
+                dims |= divided
+        first = min(dims, default=None)
+        for d in dims:
+            root[find(d)] = find(first)
+    groups: dict[int, set[int]] = {}
+    for d in range(n):
+        groups.setdefault(find(d), set()).add(d)
+    return list(groups.values())
 
 
 SCAN_CELLS = 20_000_000  # a set whose bounding box is this small is counted by isl's scan, not barvinok
