@@ -83,6 +83,7 @@ class Control:
         self.pieces = [(s.intersect(dom), ma) for s, ma in raw]
         self._guards: dict[str, tuple[str, isl.Set]] = {}
         self._values: list[dict] = []
+        self._value_names: dict[tuple, str] = {}
         self._wires: list[str] = []
         self._tmp = 0
         self._first_set = self._point_set(self.first) if self.count else None
@@ -146,7 +147,10 @@ class Control:
         slot below `size`: its next value is summed from theirs (shifts and adds, one iteration
         ahead), so the multiply-add of a multi-dimensional buffer slot is not on the path from the
         control registers through the buffer's read port (docs/control.md)."""
-        name = f"v{len(self._values)}"
+        key = ("linear", tuple(terms), size)
+        if key in self._value_names:
+            return self._value_names[key]
+        name = self._value_names[key] = f"v{len(self._values)}"
         first = sum(self._values[int(n[1:])]["first"] * k for n, k in terms)
         self._values.append({"name": name, "lin": terms, "width": _clog2(size), "first": first})
         return name
@@ -178,8 +182,11 @@ class Control:
     def _value(self, pa: isl.PwAff, modulus: int | None, width: int | None = None) -> str:
         """A register holding pa(x) mod `modulus` (unsigned, clog2(modulus) bits), or pa(x) (`width`
         bits, unsigned, wrapping) when `modulus` is None."""
-        name = f"v{len(self._values)}"
         w = _clog2(modulus) if modulus else int(width)
+        key = (str(pa), modulus, w)  # channels that read or write by the same slot function share it
+        if key in self._value_names:
+            return self._value_names[key]
+        name = self._value_names[key] = f"v{len(self._values)}"
         first = 0
         if self.count and self._first_set.is_subset(pa.domain()):
             v = int(pa.eval(self._first_point()).to_python())
