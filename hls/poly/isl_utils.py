@@ -289,8 +289,9 @@ def card(s: isl.Set) -> int:
     """Number of points of a bounded set whose parameters are fixed by its own constraints.
 
     isl's own `count_val`, which scans rows in C (600 M points in about a second), when the bounding
-    box is small (`SCAN_CELLS`) or islpy is not the barvinok build; else barvinok's symbolic count
-    (constant time in the size): never a Python loop over points."""
+    box is small (`SCAN_CELLS`); else barvinok's symbolic count (constant time in the size), or
+    without barvinok a product of scans over the groups of coupled dimensions (`count_by_factors`):
+    never a Python loop over points."""
     return _card_of(str(s))
 
 
