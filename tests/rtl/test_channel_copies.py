@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
 from hls.rtl.render import render_to_file
-from sim.gcc_ref import GccReference
-from sim.inputs import compare, random_inputs
 from sim.rtl_runner import build_verilator, lint_verilator, run_cocotb
-from sim.rtl_sim import run_rtl
 from tests.kernels import ROOT, example_params
+from tests.rtl.checks import assert_bit_exact
 
 _HEAD = "            assign head[LO +: W] ="
 # a big buffer's producer-side lookup in banks, each addressed by a copy of the input register's slot
@@ -51,12 +48,7 @@ def test_fifo_slice_copies_equal_the_first_slice(kernel, tmp_path, rtl_cache):
     top = "\n".join(design.rtl.values())
     assert re.search(r"dpn_fifo #\(\.WIDTH\(64\)", top)
     assert (".SIZE(320)" in top) == (kernel == "conv2d")  # conv2d's buffer is banked, atax's are not
-    inputs = random_inputs(res.program, 3)
-    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
-    GccReference(res.kernel).run({**inputs, **expected})
-    out = run_rtl(design, inputs, tmp_path, stall=0.3, seed=3, cache_root=rtl_cache)
-    assert out.completed, out.problem or out.log[-2000:]
-    assert not compare(expected, out.outputs)
+    assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
 @pytest.mark.parametrize(("width", "depth", "ready_prob"), [(70, 2, 0.5), (80, 5, 0.4)], ids=lambda v: str(v))

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
-from sim.gcc_ref import GccReference
-from sim.inputs import compare, random_inputs
-from sim.rtl_sim import run_rtl
 from tests.kernels import ROOT, example_params
+from tests.rtl.checks import assert_bit_exact
 
 _COPY = re.compile(r"^\s*\(\* keep \*\) always @\(posedge clk\) r_(ce_\w+) <= nx_en_seg(\d+);", re.M)
 
@@ -73,16 +70,7 @@ def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cach
         design.rtl[name], n = _checked(text)
         copies += n
     assert copies > 0
-    _simulate_checked(res, design, tmp_path, rtl_cache)
-
-
-def _simulate_checked(res, design, tmp_path, rtl_cache):
-    inputs = random_inputs(res.program, 3)
-    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
-    GccReference(res.kernel).run({**inputs, **expected})
-    out = run_rtl(design, inputs, tmp_path, stall=0.3, seed=3, cache_root=rtl_cache)
-    assert out.completed, out.problem or out.log[-2000:]
-    assert not compare(expected, out.outputs)
+    assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
 @pytest.mark.parametrize(("kernel", "parallel"), [("fir-int", 1), pytest.param("gemv-float", 4, marks=pytest.mark.slow)])
@@ -97,7 +85,7 @@ def test_registered_operand_flags_equal_the_channels_valid(kernel, parallel, tmp
         ports += n
         mult += len(re.findall(r"wire hold_\w+ = \w+_first \?", text))
     assert ports > 0 and mult > 0
-    _simulate_checked(res, design, tmp_path, rtl_cache)
+    assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
 def test_no_pipeline_register_takes_the_shared_enable():
