@@ -50,18 +50,23 @@ def _debug_state(dut, cfg: dict) -> dict:
             "probes": {p: _bits(dut, p) for p in cfg.get("debug_probes", [])}}
 
 
-@cocotb.test()
-async def run_kernel(dut):
-    with open(os.environ["DPN_TB_CONFIG"]) as f:
-        cfg = json.load(f)
+async def reset_top(dut) -> None:
+    """Start the clock and hold the testbench top in reset for three cycles, `start` and `dump` low."""
     cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
     dut.rst.value = 1
     dut.start.value = 0
     dut.dump.value = 0
-    for port, bits in cfg["scalars"].items():
-        getattr(dut, port).value = int(bits)
     await ClockCycles(dut.clk, 3)
     dut.rst.value = 0
+
+
+@cocotb.test()
+async def run_kernel(dut):
+    with open(os.environ["DPN_TB_CONFIG"]) as f:
+        cfg = json.load(f)
+    for port, bits in cfg["scalars"].items():
+        getattr(dut, port).value = int(bits)
+    await reset_top(dut)
     await RisingEdge(dut.clk)
     dut.start.value = 1
     await RisingEdge(dut.clk)

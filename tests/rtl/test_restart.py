@@ -22,11 +22,11 @@ import os
 import cocotb
 import numpy as np
 import pytest
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge
+from cocotb.triggers import FallingEdge
 
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
+from sim.cocotb_top import reset_top
 from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from sim.rtl_runner import build_verilator, run_cocotb
@@ -34,7 +34,6 @@ from sim.rtl_sim import scalar_bits, write_design
 from tests.kernels import ROOT, example_params
 
 EXAMPLES = ROOT / "examples"
-PERIOD_NS = 10
 
 
 # --------------------------------------------------------------------------------------------------
@@ -45,12 +44,7 @@ PERIOD_NS = 10
 async def native_runs(dut):
     with open(os.environ["DPN_RESTART_CONFIG"]) as f:
         cfg = json.load(f)
-    cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
-    dut.rst.value = 1
-    dut.start.value = 0
-    dut.dump.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst.value = 0
+    await reset_top(dut)
     await FallingEdge(dut.clk)
     result = {"runs": [], "idle_after_reset": int(dut.ap_idle.value), "done_after_reset": int(dut.done.value)}
     for spec in cfg["runs"]:

@@ -17,16 +17,15 @@ import json
 import os
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge
+from cocotb.triggers import FallingEdge
 
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
+from sim.cocotb_top import reset_top
 from sim.rtl_runner import build_verilator, run_cocotb
 from sim.rtl_sim import write_design
 from tests.kernels import ROOT, example_params
 
-PERIOD_NS = 10
 
 
 @cocotb.test()
@@ -36,12 +35,7 @@ async def top_timeline(dut):
     finished."""
     with open(os.environ["DPN_TOP_CONTROL_CONFIG"]) as f:
         cfg = json.load(f)
-    cocotb.start_soon(Clock(dut.clk, PERIOD_NS, unit="ns").start())
-    dut.rst.value = 1
-    dut.start.value = 0
-    dut.dump.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst.value = 0
+    await reset_top(dut)
     await FallingEdge(dut.clk)
     await FallingEdge(dut.clk)
     nproc = cfg["processes"]
