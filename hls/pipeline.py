@@ -20,10 +20,12 @@ from .dpn.partition import build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
 from .rtl.generate import process_latencies, read_stages
 from .dpn import reduced as reduction
-from .dpn.reduced import instance_count, reduced_instance
+from .dpn.reduced import reduced_instance
+from .dpn.restrict import instance_count
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
                           slabs_independent, tile_program, with_fission, with_point_order)
 from .dpn.serialize import network_to_json
+from .dpn.shifts import linear_text
 from .dpn.tables import NetworkTables
 from .frontend import ParsedKernel, analyze_dataflow, bind_params, check_bounds, extract, parse_kernel
 from .frontend.callsite import call_site_params
@@ -351,9 +353,12 @@ def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
 
 
 def _bands_key(t: Tiling) -> tuple:
-    """Groups, hyperplanes and tile sizes: two tilings with one key differ in nothing the point order
-    variants do not try (their source-order schedules may coincide while the hyperplanes differ)."""
-    return tuple((b.statements, tuple(sorted((st, str(m)) for st, m in b.hyperplanes.items())), b.sizes)
+    """Groups, the hyperplanes' linear parts and tile sizes: two tilings with one key differ in
+    nothing the point order variants do not try (their source-order schedules may coincide while the
+    hyperplanes differ), or only in where a statement's instances start along a hyperplane (the
+    aligned band scheduled on a sample, `tiling.schedule_bands`, shifts 2mm's `D[i][j] *= beta` to
+    the tile's start where the fused band has it after the first product: the same cycles)."""
+    return tuple((b.statements, tuple(sorted((st, linear_text(m)) for st, m in b.hyperplanes.items())), b.sizes)
                  for b in t.bands)
 
 

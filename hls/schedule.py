@@ -18,7 +18,8 @@ from typing import Optional
 
 from .dpn.gantt import message_svg, schedule_svg
 from .dpn.network import ProcessNetwork
-from .dpn.reduced import REDUCE_ABOVE, instance_count
+from .dpn.reduced import REDUCE_ABOVE
+from .dpn.restrict import instance_count
 from .dpn.tables import NetworkTables
 from .dpn.timing import ScheduleRecorder, simulate_timing
 from .pipeline import Compiled

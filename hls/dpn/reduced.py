@@ -20,22 +20,17 @@ from typing import Optional
 
 import islpy as isl
 
-from ..diagnostics import CompileError
-from ..frontend.dataflow import analyze_dataflow
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
+from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "reduced_instance", "instance_count"]
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
 SPAN_CAP = 16  # extent of a hyperplane that one tile spans, in the reduced instance
 MIN_CORNER = 1_500  # statement instances below which the caps double (`reduced_instance`)
-
-
-def instance_count(program: PolyProgram) -> int:
-    return sum(iu.card(s.domain) for s in program.statements)
 
 
 def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int],
@@ -94,41 +89,6 @@ def _free_loops(hyper: isl.Map) -> list[int]:
     return [d for d in range(n) if d not in used]
 
 
-def _loops_capped(dom: isl.Set, cap: int, loops: list[int]) -> isl.Set:
-    """`dom` with each of `loops` longer than `cap` cut to its first `cap` values.  Loops below the
-    band (no hyperplane involves them: Floyd-Warshall's i and j under its one-dimensional band on k)
-    would otherwise keep their full extent, and the corner would grow with the problem (147,456 of
-    884,736 instances at n = 96).  Like a spanned hyperplane's, their length decides nothing once it
-    covers the operators' latencies.  A loop a hyperplane involves is left to the windows: cutting
-    jacobi-2d's skewed i and j too made the corner choose another point order (54% more channel
-    words)."""
-    for d in loops:
-        lo, hi = iu.constant_value(dom.dim_min(d).coalesce()), iu.constant_value(dom.dim_max(d).coalesce())
-        if lo is None or hi is None or hi - lo < cap:
-            continue
-        ls = isl.LocalSpace.from_space(dom.get_space())
-        dom = dom.add_constraint(isl.Constraint.inequality_alloc(ls).set_coefficient_val(isl.dim_type.set, d, -1)
-                                 .set_constant_val(lo + cap - 1))
-    return dom
-
-
-def _restricted(program: PolyProgram, domains: dict[str, isl.Set]) -> Optional[PolyProgram]:
-    """`program` on the given statement domains, with its dataflow recomputed (None when a local is
-    then read before it is written: its producer lies outside the corner)."""
-    stmts = []
-    for s in program.statements:
-        dom = domains[s.name]
-        stmts.append(replace(s, domain=dom, write=replace(s.write, relation=s.write.relation.intersect_domain(dom)),
-                             reads=tuple(replace(r, relation=r.relation.intersect_domain(dom)) for r in s.reads)))
-    union = iu.union((isl.UnionSet.from_set(d) for d in domains.values()),
-                     isl.UnionSet.empty(program.schedule.get_space().params()))
-    small = replace(program, statements=tuple(stmts), schedule=program.schedule.intersect_domain(union), flow=None)
-    try:
-        return analyze_dataflow(small)
-    except CompileError:
-        return None
-
-
 def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[PolyProgram, Tiling]]:
     """The corner instance of a tiled program and its tiling (module docstring), or None when the
     program cannot be reduced (a statement outside the corner, a local whose producer lies outside
@@ -175,7 +135,7 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
         for st in b.statements:
             if not b.depth:  # an untiled group runs in source order: its loops are cut like those below a band
                 dom = program.statement(st).domain
-                domains[st] = _loops_capped(dom, span_cap, list(range(dom.dim(isl.dim_type.set))))
+                domains[st] = loops_capped(dom, span_cap, list(range(dom.dim(isl.dim_type.set))))
                 if domains[st].is_empty():
                     return None
                 continue
@@ -183,7 +143,13 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
             if placed is None:
                 return None
             hyperplanes[st], windows = placed
-            domains[st] = _loops_capped(iu.coalesced(hyperplanes[st].intersect_range(_window_box(windows)).domain()),
+            # Loops below the band (no hyperplane involves them: Floyd-Warshall's i and j under its
+            # one-dimensional band on k) are cut too, or the corner would grow with the problem (147,456
+            # of 884,736 instances at n = 96): like a spanned hyperplane's, their length decides nothing
+            # once it covers the operators' latencies.  A loop a hyperplane involves is left to the
+            # windows: cutting jacobi-2d's skewed i and j too made the corner choose another point order
+            # (54% more channel words).
+            domains[st] = loops_capped(iu.coalesced(hyperplanes[st].intersect_range(_window_box(windows)).domain()),
                                         span_cap, _free_loops(b.hyperplanes[st]))
             if domains[st].is_empty():
                 return None
@@ -192,7 +158,7 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
             if spanned[d] and reach[d] - b.lows[d] > spans[d]:
                 sizes[d] = spans[d] = reach[d] - b.lows[d]
         shapes.append((tuple(sizes), tuple(spans)))
-    small = _restricted(program, domains)
+    small = restricted(program, domains)
     if small is None or instance_count(small) * 2 > instance_count(program):
         return None
     bands = []
