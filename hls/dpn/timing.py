@@ -150,27 +150,32 @@ class Plan:
     """What each iteration of each process reads (channel, value, frees its word, buffer slot) and
     writes (channel, value, buffer slot): the same for every run of the model on one network, so
     `deepen` builds it once for all its trials.  Reads are split by the pipeline stage that takes
-    them: those at issue, then one group per later stage (`joins`, operands read late)."""
+    them: those at issue, then one group per later stage (`joins`, operands read late).  Channels
+    are their index in `chans` and values their index in the channel's writes: the model looks them
+    up in lists, several times per iteration and cycle (a value's tuple hashed there was a fifth of
+    its time)."""
 
     procs: list
     chans: list
     steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
+    values: list  # per channel: how many values it carries
 
 
 def _channel_plan(c: Channel, tables: NetworkTables, index: dict[str, dict[tuple, int]]) -> tuple[list, list]:
-    """(consumer iteration index, value, frees its word, slot) per read and (producer iteration index,
-    value, slot) per write of one channel; kept in its table, which every trial of a network shares."""
+    """(consumer iteration index, value number, frees its word, slot) per read and (producer iteration
+    index, value number, slot) per write of one channel; kept in its table, which every trial of a
+    network shares."""
     tab = tables.channel(c)
     key = (c.kind, c.moduli)
     if tab.timing is None or tab.timing[0] != key:
         reads, writes = [], []
         into, outof = index[c.consumer], index[c.producer]
-        for x, ys in tab.readers.items():
+        for v, (x, ys) in enumerate(tab.readers.items()):
             free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
             slot = _slot(c, x)
-            writes.append((outof[x], x, slot))
+            writes.append((outof[x], v, slot))
             for y in ys:
-                reads.append((into[y], x, y == free_at, slot))
+                reads.append((into[y], v, y == free_at, slot))
         tab.timing = (key, reads, writes)
     return tab.timing[1], tab.timing[2]
 
@@ -180,6 +185,7 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
     """`read_stage`: per compute process, the stage each read port (access id) is taken at (default 0)."""
     procs = list(net.processes)
     chans = list(net.channels)
+    number = {c.name: n for n, c in enumerate(chans)}
     index = {p.name: {x: k for k, x in enumerate(tables.process(p.name).iterations)} for p in procs}
     steps = []
     for p in procs:
@@ -188,21 +194,22 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
         ins = net.inputs(p.name)
         joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
         group = {s: k for k, s in enumerate(joins)}
-        reads: list[list[tuple[Channel, tuple, bool, int]]] = [[] for _ in range(n)]
+        reads: list[list[tuple[int, int, bool, int]]] = [[] for _ in range(n)]
         late: list[tuple[list, ...]] = [tuple([] for _ in joins) for _ in range(n)]
-        writes: list[list[tuple[Channel, tuple, int]]] = [[] for _ in range(n)]
+        writes: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
         for c in ins:
-            s = stage_of.get(c.sink_port, 0)
-            for k, x, free, slot in _channel_plan(c, tables, index)[0]:
-                (late[k][group[s]] if s else reads[k]).append((c, x, free, slot))
+            s, ci = stage_of.get(c.sink_port, 0), number[c.name]
+            for k, v, free, slot in _channel_plan(c, tables, index)[0]:
+                (late[k][group[s]] if s else reads[k]).append((ci, v, free, slot))
         for c in net.outputs(p.name):
-            for k, x, slot in _channel_plan(c, tables, index)[1]:
-                writes[k].append((c, x, slot))
+            ci = number[c.name]
+            for k, v, slot in _channel_plan(c, tables, index)[1]:
+                writes[k].append((ci, v, slot))
         steps.append((p, reads, late, writes, tuple(joins)))
     units = [(p.array, p.kind) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
     # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
     assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
-    return Plan(procs, chans, steps)
+    return Plan(procs, chans, steps, [len(tables.channel(c).readers) for c in chans])
 
 
 def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
@@ -216,15 +223,15 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     plan_ = plan_of(net, tables, read_stage) if plan is None else plan
     chans = plan_.chans
     plan = plan_.steps
-    buffered = {c.name: c.kind == ChannelKind.BUFFER for c in chans}
+    buffered = [c.kind == ChannelKind.BUFFER for c in chans]
     # a FIFO holds one word more in its input register (a buffer's queue is not modelled: a producer
     # waits at a full slot here, a little later in the RTL)
-    cap = {c.name: (depth or {}).get(c.name, c.depth) + (0 if buffered[c.name] else CHANNEL_INPUT_DELAY)
-           for c in chans}
-    delay = {c.name: input_delay(c) for c in chans}
-    avail: dict[str, dict[tuple, int]] = {c.name: {} for c in chans}
-    fill = {c.name: 0 for c in chans}
-    slots: dict[str, set[int]] = {c.name: set() for c in chans}
+    cap = [(depth or {}).get(c.name, c.depth) + (0 if buffered[n] else CHANNEL_INPUT_DELAY)
+           for n, c in enumerate(chans)]
+    delay = [input_delay(c) for c in chans]
+    avail: list[list[Optional[int]]] = [[None] * n for n in plan_.values]  # the cycle a value is readable
+    fill = [0] * len(chans)
+    slots: list[set[int]] = [set() for _ in chans]
     nxt = [0] * len(plan)
     # the iterations whose issue cycles are kept (`Timing.issued`), and those cycles
     checkpoints: list[dict[int, list[int]]] = [{} for _ in plan]
@@ -243,11 +250,11 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     before_last = [0] * len(plan)  # iterations issued and not past the last late read
     done = [False] * len(plan)  # every iteration issued and past its late reads
     lat_of = [latency.get(step[0].name, 1) for step in plan]
-    full_waits = {c.name: 0 for c in chans}
-    empty_waits = {c.name: 0 for c in chans}
+    full_waits = [0] * len(chans)
+    empty_waits = [0] * len(chans)
     t = 0
     last = 0
-    late_wait: Optional[Channel] = None  # the first late operand found missing this cycle
+    late_wait: Optional[int] = None  # the channel of the first late operand found missing this cycle
     rec = recorder is not None
     if rec:
         recorder.begin([step[0].name for step in plan])
@@ -263,19 +270,22 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
         """The run's result; `end`: the first cycle not modelled."""
         if rec:
             recorder.finish(end, cycles)
+        full = {c.name: full_waits[n] for n, c in enumerate(chans)}
+        empty = {c.name: empty_waits[n] for n, c in enumerate(chans)}
         if cycles is None:
-            return Timing(None, full_waits, empty_waits)
-        return Timing(cycles, full_waits, empty_waits, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)},
+            return Timing(None, full, empty)
+        return Timing(cycles, full, empty, {p.name: nxt[i] for i, (p, *_rest) in enumerate(plan)},
                       {p.name: tuple(marks[i]) for i, (p, *_rest) in enumerate(plan) if nxt[i]})
 
-    def missing_of(group: list) -> Optional[Channel]:
+    def missing_of(group: list) -> Optional[int]:
+        """The channel of the first operand of `group` not readable at cycle t."""
         nonlocal wake
-        for c, x, _free, _slot_ in group:
-            when = avail[c.name].get(x)
+        for ci, v, _free, _slot_ in group:
+            when = avail[ci][v]
             if when is None or when > t:
                 if when is not None:
                     wake = when if wake is None else min(wake, when)
-                return c
+                return ci
         return None
 
     def enter(i: int, joins: tuple, j: int, k: int, stage: int, shifted: bool) -> None:
@@ -301,14 +311,14 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 group = late[k][j]
                 missing = missing_of(group)
                 if missing is not None:
-                    empty_waits[missing.name] += 1
+                    empty_waits[missing] += 1
                     en = False
                     if late_wait is None:
                         late_wait = missing
                 elif en:
-                    for c, x, free, s in group:
+                    for ci, _v, free, s in group:
                         if free:
-                            frees.append((c.name, s))
+                            frees.append((ci, s))
                     here[j] = None
                     progress = True
                     if j == m - 1:
@@ -331,7 +341,7 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
 
     while True:
         progress = False
-        frees: list[tuple[str, int]] = []
+        frees: list[tuple[int, int]] = []
         pending = False
         wake = None
         for i, (p, reads, late, writes, joins) in enumerate(plan):
@@ -343,18 +353,17 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             frozen = False
             if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
                 outs = q[0][1]
-                blocked = [c for c, x, slot in outs
-                           if (slot in slots[c.name] if buffered[c.name] else fill[c.name] >= cap[c.name])]
+                blocked = [ci for ci, _v, slot in outs if (slot in slots[ci] if buffered[ci] else fill[ci] >= cap[ci])]
                 if blocked:
-                    for c in blocked:
-                        full_waits[c.name] += 1
+                    for ci in blocked:
+                        full_waits[ci] += 1
                     frozen = True
                 else:
-                    for c, x, slot in outs:
-                        avail[c.name][x] = t + 1 + delay[c.name]
-                        fill[c.name] += 1
-                        if buffered[c.name]:
-                            slots[c.name].add(slot)
+                    for ci, v, slot in outs:
+                        avail[ci][v] = t + 1 + delay[ci]
+                        fill[ci] += 1
+                        if buffered[ci]:
+                            slots[ci].add(slot)
                     q.popleft()
                     progress = True
                     last = max(last, t + 1)
@@ -373,9 +382,9 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 pending |= bool(q)
                 if rec:
                     if frozen:
-                        note(i, FULL, blocked[0].name)
+                        note(i, FULL, chans[blocked[0]].name)
                     elif joins and late_wait is not None:
-                        note(i, EMPTY, late_wait.name)
+                        note(i, EMPTY, chans[late_wait].name)
                     else:
                         note(i, DRAIN if q or before_last[i] else DONE, None)
                 continue
@@ -383,19 +392,19 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             if not can_issue:
                 if rec:
                     if frozen:
-                        note(i, FULL, blocked[0].name)
+                        note(i, FULL, chans[blocked[0]].name)
                     else:
-                        note(i, EMPTY, late_wait.name)
+                        note(i, EMPTY, chans[late_wait].name)
                 continue
             missing = missing_of(reads[k])
             if missing is not None:
-                empty_waits[missing.name] += 1
+                empty_waits[missing] += 1
                 if rec:
-                    note(i, EMPTY, missing.name)
+                    note(i, EMPTY, chans[missing].name)
                 continue
-            for c, x, free, slot in reads[k]:
+            for ci, _v, free, slot in reads[k]:
                 if free:
-                    frees.append((c.name, slot))
+                    frees.append((ci, slot))
             if joins:
                 enter(i, joins, 0, k, 1, True)
                 before_last[i] += 1
@@ -409,9 +418,9 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             last = max(last, t + 1)
             if rec:
                 note(i, BUSY, None)
-        for name, s in frees:  # a word read this cycle is free from the next one
-            fill[name] -= 1
-            slots[name].discard(s)
+        for ci, s in frees:  # a word read this cycle is free from the next one
+            fill[ci] -= 1
+            slots[ci].discard(s)
         if not pending:
             return stopped(last, t + 1)
         if progress or frees:
