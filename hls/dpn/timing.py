@@ -28,7 +28,7 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Mapping, NamedTuple, Optional, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
@@ -161,7 +161,7 @@ class Plan:
     values: list  # per channel: how many values it carries
 
 
-def _channel_plan(c: Channel, tables: NetworkTables, index: dict[str, dict[tuple, int]]) -> tuple[list, list]:
+def _channel_plan(c: Channel, tables: NetworkTables, index: Callable[[str], dict[tuple, int]]) -> tuple[list, list]:
     """(consumer iteration index, value number, frees its word, slot) per read and (producer iteration
     index, value number, slot) per write of one channel; kept in its table, which every trial of a
     network shares."""
@@ -169,7 +169,7 @@ def _channel_plan(c: Channel, tables: NetworkTables, index: dict[str, dict[tuple
     key = (c.kind, c.moduli)
     if tab.timing is None or tab.timing[0] != key:
         reads, writes = [], []
-        into, outof = index[c.consumer], index[c.producer]
+        into, outof = index(c.consumer), index(c.producer)
         for v, (x, ys) in enumerate(tab.readers.items()):
             free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
             slot = _slot(c, x)
@@ -186,10 +186,18 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
     procs = list(net.processes)
     chans = list(net.channels)
     number = {c.name: n for n, c in enumerate(chans)}
-    index = {p.name: {x: k for k, x in enumerate(tables.process(p.name).iterations)} for p in procs}
+    positions: dict[str, dict[tuple, int]] = {}
+
+    def index(name: str) -> dict[tuple, int]:
+        """Iteration -> its position in the process's run; only a channel planned for the first time
+        needs it (`_channel_plan` keeps the plan in the channel's table)."""
+        if name not in positions:
+            positions[name] = {x: k for k, x in enumerate(tables.process(name).iterations)}
+        return positions[name]
+
     steps = []
     for p in procs:
-        n = len(index[p.name])
+        n = len(tables.process(p.name).iterations)
         stage_of = (read_stage or {}).get(p.name, {})
         ins = net.inputs(p.name)
         joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
