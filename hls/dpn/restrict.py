@@ -1,6 +1,6 @@
 """A program on smaller statement domains, its dataflow recomputed: the corner instance on which the
-pipeline chooses its network (`dpn.reduced`) and the sample on which the isl scheduler's fused and
-aligned bands are found (`dpn.tiling`) are both such restrictions.
+pipeline chooses its network (`dpn.reduced`) and the sample on which the isl scheduler's
+aligned bands are found for a large program (`dpn.tiling`) are both such restrictions.
 """
 
 from __future__ import annotations
