@@ -24,17 +24,24 @@ from ..poly import isl_utils as iu
 __all__ = ["extended", "linear_text", "refit_shifts"]
 
 
+def _one_piece(pw):
+    """The one function of a piecewise (multi-)affine function whose pieces are all alike (a domain
+    isl split in parts), else None."""
+    pieces: list = []
+    pw.foreach_piece(lambda _s, f: pieces.append(f))
+    return pieces[0] if len({str(p) for p in pieces}) == 1 else None
+
+
 def _linear_parts(hyper: isl.Map) -> Optional[list[isl.Aff]]:
     """Each hyperplane of `hyper` as one affine function with constant term 0, or None when one is
     piecewise."""
     pma = isl.PwMultiAff.from_map(hyper)
     out = []
     for d in range(hyper.dim(isl.dim_type.out)):
-        pieces: list[isl.Aff] = []
-        pma.get_pw_aff(d).foreach_piece(lambda _s, aff: pieces.append(aff))
-        if len({str(p) for p in pieces}) != 1:
+        aff = _one_piece(pma.get_pw_aff(d))
+        if aff is None:
             return None
-        out.append(pieces[0].set_constant_val(0))
+        out.append(aff.set_constant_val(0))
     return out
 
 
@@ -50,12 +57,8 @@ def extended(m: isl.Map, domain: isl.Set) -> Optional[isl.Map]:
     piecewise there."""
     if m.dim(isl.dim_type.out) == 0:
         return iu.reread(isl.Map.from_domain_and_range(domain, isl.Set.universe(m.get_space().range())))
-    pma = isl.PwMultiAff.from_map(m)
-    pieces: list[isl.MultiAff] = []
-    pma.foreach_piece(lambda _s, ma: pieces.append(ma))
-    if len({str(p) for p in pieces}) != 1:
-        return None
-    return iu.reread(isl.Map.from_multi_aff(pieces[0]).intersect_domain(domain))
+    ma = _one_piece(isl.PwMultiAff.from_map(m))
+    return None if ma is None else iu.reread(isl.Map.from_multi_aff(ma).intersect_domain(domain))
 
 
 def _longest_paths(nodes: list[str], edges: list[tuple[str, str, int]]) -> Optional[dict[str, int]]:

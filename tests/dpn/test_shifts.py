@@ -4,6 +4,8 @@ distance along every hyperplane, and no constant term can be lowered."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 import pytest
 
@@ -129,11 +131,11 @@ def test_sampled_aligned_bands_are_legal_at_full_size(stem, defines):
     bands = tl.schedule_bands(prog, deps, fusion="aligned")
     assert any(b.depth for b in bands)
     whole = [b if not b.depth else
-             tl.replace(b, sizes=b.extents, point_order=tuple(f"f{d + 1}" for d in range(b.depth))) for b in bands]
+             replace(b, sizes=b.extents, point_order=tuple(f"f{d + 1}" for d in range(b.depth))) for b in bands]
     assert tl.is_legal(prog, tl.tiled_schedule(prog, whole), deps)
     for b in bands:
         if b.depth:
-            h = tl.iu.union((isl.UnionMap.from_map(m) for m in b.hyperplanes.values()),
+            h = iu.union((isl.UnionMap.from_map(m) for m in b.hyperplanes.values()),
                             isl.UnionMap.empty(deps.get_space()))
             for piece in iu.union_set_pieces(deps.apply_domain(h).apply_range(h).deltas()):
                 for d in range(b.depth):
