@@ -3,7 +3,7 @@
 import islpy as isl
 import pytest
 
-from hls.poly.lexorder import deciding_dims, first_differs, lex_successor, schedule_successor, shared_prefix
+from hls.poly.lexorder import deciding_dims, first_differs, lex_successor, ordered_pairs, schedule_successor, shared_prefix
 
 SETS = [
     "{ [i, j] : 0 <= i < 5 and 0 <= j < 7 }",
@@ -78,3 +78,23 @@ def test_shared_prefix_counts_the_equal_leading_dimensions():
     assert shared_prefix(isl.Map("{ [a, b, c] -> [a, b, d] : 0 <= d < c }")) == 2
     assert shared_prefix(isl.Map("{ [a, b, c] -> [a, e, c] : e > b }")) == 1
     assert shared_prefix(isl.Map("{ [a, b] -> [a + 1, b] }")) == 0
+
+
+SCHEDULE = ("[N] -> { S0[i] -> [0, i, 0, 0]; S1[i, j] -> [0, i, 1, j]; S2[i, j] -> [0, j, 2, i]; "
+            "S3[k] -> [1, N - k, 0, 0] }")
+PAIRS = [
+    "[N] -> { S1[i, j] -> S0[i'] : 0 <= i, i' < N and 0 <= j < N; S2[i, j] -> S1[j, i] : 0 <= i, j < N }",
+    "[N] -> { S3[k] -> S3[k'] : 0 <= k, k' < N; S0[i] -> S2[a, b] : 0 <= i, a, b < N and a = i }",
+    "[N] -> { S1[i, j] -> S1[i', j'] : 0 <= i, j, i', j' < 4 and i + j = i' + j' }",  # one statement with itself
+    "[N] -> { S0[i] -> S3[k] : 0 <= i < N and k = N - i - 1 }",
+]
+
+
+@pytest.mark.parametrize("text", PAIRS)
+@pytest.mark.parametrize("order", ["lt", "le", "gt", "ge"])
+def test_ordered_pairs_is_the_intersection_with_the_whole_order(text, order):
+    schedule, pairs = isl.UnionMap(SCHEDULE), isl.UnionMap(text)
+    expected = pairs.intersect(getattr(schedule, f"lex_{order}_union_map")(schedule))
+    got = ordered_pairs(pairs, schedule, order)
+    assert got.is_equal(expected)
+    assert order in ("gt", "ge") or not got.is_empty()

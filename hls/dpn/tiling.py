@@ -29,6 +29,7 @@ import islpy as isl
 from ..bounded import text_within
 from ..diagnostics import CompileError
 from ..poly import isl_utils as iu
+from ..poly.lexorder import ordered_pairs
 from ..poly.program import PolyProgram
 from .restrict import instance_count, sampled
 from .shifts import extended, refit_shifts
@@ -120,7 +121,7 @@ def read_reuse(program: PolyProgram, *, across: bool = False) -> isl.UnionMap:
     for st in program.statements:
         for a in st.reads:
             reads = reads.union(isl.UnionMap.from_map(a.relation.intersect_domain(st.domain)))
-    pairs = reads.apply_range(reads.reverse()).intersect(program.schedule.lex_lt_union_map(program.schedule))
+    pairs = ordered_pairs(reads.apply_range(reads.reverse()), program.schedule, "lt")
     if across:
         pairs = iu.union((isl.UnionMap.from_map(m) for m in iu.union_map_pieces(pairs)
                           if m.get_tuple_name(isl.dim_type.in_) != m.get_tuple_name(isl.dim_type.out)),
@@ -396,12 +397,12 @@ def conflicts(program: PolyProgram) -> isl.UnionMap:
         for a in st.accesses:
             accesses = accesses.union(isl.UnionMap.from_map(a.relation))
     pairs = writes.apply_range(accesses.reverse()).union(accesses.apply_range(writes.reverse()))
-    return pairs.intersect(program.schedule.lex_lt_union_map(program.schedule))
+    return ordered_pairs(pairs, program.schedule, "lt")
 
 
 def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.UnionMap] = None) -> bool:
     deps = conflicts(program) if deps is None else deps
-    return deps.intersect(schedule.lex_ge_union_map(schedule)).is_empty()
+    return ordered_pairs(deps, schedule, "ge").is_empty()
 
 
 POINT_MODES = ("original", "inner", "wavefront")

@@ -11,6 +11,8 @@ from typing import Iterable, Mapping, Sequence
 import islpy as isl
 import numpy as np
 
+from .lexorder import ordered_pairs
+
 CTX = isl.DEFAULT_CONTEXT
 
 
@@ -466,7 +468,7 @@ def last_writer(sink: isl.UnionMap, writes: isl.UnionMap, schedule: isl.UnionMap
     dataflow problem of isl's compute_flow, solved directly as a lexicographic maximum in time:
     compute_flow returned wrong last writers on strided and decrementing nests found by our fuzzer
     (tests/regressions/fuzz_5e298b25.c, fuzz_82a2f273.c), so dpn-synth does not depend on it."""
-    pairs = sink.apply_range(writes.reverse()).intersect(schedule.lex_gt_union_map(schedule))  # y -> x, x before y
+    pairs = ordered_pairs(sink.apply_range(writes.reverse()), schedule, "gt")  # y -> x, x before y
     latest = pairs.apply_range(schedule).lexmax().apply_range(schedule.reverse())  # y -> the last such x
     deps = latest.reverse()
     return deps, sink.subtract_domain(latest.domain()) if unsourced else None

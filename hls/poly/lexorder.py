@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-__all__ = ["equal_before", "first_differs", "shared_prefix", "deciding_dims", "lex_successor", "schedule_successor"]
+__all__ = ["ordered_pairs", "equal_before", "first_differs", "shared_prefix", "deciding_dims", "lex_successor", "schedule_successor"]
 
 
 def equal_before(m: isl.Map, n: int) -> isl.Map:
@@ -122,4 +122,27 @@ def _successor(times: isl.Set) -> isl.Map:
         pending = pending.subtract(nxt.domain()).coalesce()
         if pending.is_empty():
             break
+    return out
+
+
+def ordered_pairs(pairs: isl.UnionMap, schedule: isl.UnionMap, order: str) -> isl.UnionMap:
+    """The pairs x -> y of `pairs` with time(x) `order` time(y) (order: lt, le, gt or ge).
+
+    The order is formed per pair of statements that `pairs` relates: the whole schedule's
+    lex_*_union_map has a piece for every pair of statements, most of which no pair needs
+    (int-divmod's 12 statements: 144 pieces per read, 0.9 s of each dataflow analysis)."""
+    times: dict[str, isl.UnionMap] = {}
+
+    def time_of(space: isl.Space) -> isl.UnionMap:
+        name = space.get_tuple_name(isl.dim_type.set)
+        if name not in times:
+            times[name] = schedule.intersect_domain(isl.UnionSet.from_set(isl.Set.universe(space)))
+        return times[name]
+
+    pieces: list[isl.Map] = []
+    pairs.foreach_map(pieces.append)
+    out = isl.UnionMap.empty(pairs.get_space())
+    for m in pieces:
+        lex = getattr(time_of(m.get_space().domain()), f"lex_{order}_union_map")(time_of(m.get_space().range()))
+        out = out.union(isl.UnionMap.from_map(m).intersect(lex))
     return out
