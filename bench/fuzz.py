@@ -39,7 +39,7 @@ def _config(profile: str):
 
 
 def _task(args: tuple) -> dict:
-    seed, profile, rtl, timeout, cache_root, tile, compiles = args
+    seed, profile, rtl, timeout, cache_root, tile, local_words, compiles = args
     from tests.fuzz.check import Failure, Verdict, check_program
     from tests.fuzz.generator import features, generate, layout
 
@@ -51,7 +51,8 @@ def _task(args: tuple) -> dict:
         return {"seed": seed, "profile": profile, "rtl": rtl, "verdict": v.to_json(), "features": {}, "instances": 0}
     with tempfile.TemporaryDirectory(prefix="dpn-fuzz-") as tmp:
         v = check_program(program, seeds=(seed,), rtl=rtl, workdir=Path(tmp), timeout=timeout,
-                          cache_root=Path(cache_root) if cache_root else None, tile=tile, compiles=compiles)
+                          cache_root=Path(cache_root) if cache_root else None, tile=tile,
+                          local_words=local_words, compiles=compiles)
     return {"seed": seed, "profile": profile, "rtl": rtl, "verdict": v.to_json(), "features": dict(features(program)),
             "instances": layout(program).total, "seconds": round(time.perf_counter() - t0, 3)}
 
@@ -95,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per program")
     ap.add_argument("--tile", default=None, metavar="MODE",
                     help="also compile every program with --tile MODE (e.g. auto) and check that network")
+    ap.add_argument("--local-words", default=None, metavar="W1,W2,..",
+                    help="with --tile: the on-chip budgets of the tiled compiles, seed k using W[k mod n] (small "
+                         "ones give small and partial tiles; default: the compiler's)")
     ap.add_argument("--compiles", type=int, default=1, metavar="C",
                     help="compile each program C times and check every distinct network / design")
     ap.add_argument("--no-shrink", action="store_true", help="do not shrink failures / write regressions")
@@ -107,11 +111,13 @@ def main(argv: list[str] | None = None) -> int:
 
     cache_root = str(args.cache or default_cache_root())
     seeds = list(range(args.seed, args.seed + args.n))
+    budgets = [int(w) for w in args.local_words.split(",")] if args.local_words else []
     tasks = []
     for s in seeds:
         rtl = _is_rtl(s, args.seed, args.rtl_every)
         tasks.append((s, "int" if rtl and args.profile not in ("int", "rtl-small") else args.profile, rtl,
-                      args.timeout, cache_root, args.tile, args.compiles))
+                      args.timeout, cache_root, args.tile, budgets[s % len(budgets)] if budgets else None,
+                      args.compiles))
     t0 = time.perf_counter()
     rows: list[dict] = []
     ctx = mp.get_context("spawn")
@@ -201,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                 "skipped": rtl.get("skipped", 0)},
         "float_programs": sum(1 for r in rows if r["verdict"].get("is_float")),
         "tile": args.tile,
+        "local_words": budgets,
         "profile": args.profile,
         "tiled_programs": sum(1 for r in rows if r["verdict"].get("tiling", "").startswith("tiled")),
         "instances": {"median": statistics.median(inst), "max": max(inst), "total": sum(inst)},
@@ -240,7 +247,9 @@ def _markdown(s: dict) -> str:
              "distinct network over their compilations (every distinct one was checked).", ""]
             if s.get("compiles", 1) > 1 else []),
           *([f"With `--tile {s['tile']}`: {s['tiled_programs']} programs were actually tiled (the others compiled "
-             "untiled and were checked again).", ""] if s.get("tile") else []),
+             "untiled and were checked again)"
+             + (f", with on-chip budgets of {', '.join(map(str, s['local_words']))} words in turn"
+                if s.get("local_words") else "") + ".", ""] if s.get("tile") else []),
           "## Verdicts", "", "| verdict | programs |", "|---|---|"]
     md += [f"| {k} | {v} |" for k, v in s["counts"].items()]
     md += ["", "## Failures (one line per distinct failure signature)", ""]

@@ -247,7 +247,7 @@ def _copy_arrays(inputs: dict) -> dict:
 def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool = False,
                workdir: Optional[Path] = None, cache_root: Optional[Path] = None, timeout: Optional[float] = None,
                cc: bool = True, stall: float = 0.3, rtl_float: bool = False, tile: Optional[str] = None,
-               compiles: int = 1, rtl_min_designs: int = 1) -> Verdict:
+               local_words: Optional[int] = None, compiles: int = 1, rtl_min_designs: int = 1) -> Verdict:
     """Check one C file (the kernel is the function holding `#pragma scop`).
 
     With `compiles` > 1 the kernel is compiled that many times: isl may return different (equal)
@@ -255,6 +255,9 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
     goes through the DPN simulator and every distinct design through Verilator (`Verdict.variants`).
     With `rtl_min_designs` = 2, Verilator is not run at all unless the compilations gave at least two
     distinct designs (cheap rejection while shrinking a failure that only some representations show).
+    `local_words` is the on-chip budget of the tiled compile (`--local-words`): a small one gives small
+    tiles, partial tiles at every edge and more bands, which the default budget leaves out on small
+    programs.
     """
     from hls.diagnostics import CompileError
     from hls.dpn.simulate import simulate
@@ -341,7 +344,7 @@ def check_file(path: Union[str, Path], *, seeds: Sequence[int] = (0,), rtl: bool
             if tile and tile != "none":
                 stage = "tiled"
                 try:
-                    tres = run(Options(str(path), tile=tile))
+                    tres = run(Options(str(path), tile=tile, **({"local_words": local_words} if local_words else {})))
                     t = getattr(tres.network, "tiling", None)
                     v.tiling = (f"tiled {','.join(map(str, t.sizes))}" if t is not None and t.is_tiled
                                 else "not tiled")
