@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-__all__ = ["ordered_pairs", "equal_before", "first_differs", "shared_prefix", "deciding_dims", "lex_successor", "schedule_successor"]
+__all__ = ["ordered_pairs", "equal_before", "first_differs", "shared_prefix", "deciding_dims", "lex_successor",
+           "schedule_successor"]
 
 
 def equal_before(m: isl.Map, n: int) -> isl.Map:
