@@ -3,7 +3,8 @@
 import islpy as isl
 import pytest
 
-from hls.poly.lexorder import deciding_dims, first_differs, lex_successor, ordered_pairs, schedule_successor, shared_prefix
+from hls.poly.lexorder import (deciding_dims, first_differs, lex_successor, ordered_pairs, schedule_successor,
+                               shared_prefix)
 
 SETS = [
     "{ [i, j] : 0 <= i < 5 and 0 <= j < 7 }",
