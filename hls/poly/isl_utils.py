@@ -99,8 +99,8 @@ def param_set(values: Mapping[str, int], names: Sequence[str]) -> isl.Set:
 
 def points(s: isl.Set) -> np.ndarray:
     """All integer points of a bounded set, sorted lexicographically, as an (n, dim) int64 array
-    (read-only: it may be shared, `enumerated`)."""
-    fast = enumerated(s)
+    (read-only: it may be shared, `fast_points`)."""
+    fast = fast_points(s)
     if fast is not None:
         return fast
     n = s.dim(isl.dim_type.set)
@@ -114,21 +114,18 @@ def points(s: isl.Set) -> np.ndarray:
     return arr
 
 
-def fast_points(s: isl.Set) -> np.ndarray | None:
-    """`points` when the vectorized enumeration applies, else None (never a Python visit per point)."""
-    return enumerated(s)
-
-
-ENUMERATED_BYTES = 64 << 20  # the enumerations `enumerated` keeps, at most
+ENUMERATED_BYTES = 64 << 20  # the enumerations `fast_points` keeps, at most
 _ENUMERATED: dict[str, np.ndarray | None] = {}  # set text -> its points (insertion order: oldest first)
 _enumerated_bytes = 0
 
 
-def enumerated(s: isl.Set) -> np.ndarray | None:
-    """`_points_by_levels` by the set's text, kept while they fit `ENUMERATED_BYTES`: the candidate
-    networks of one compile enumerate the same channel relations and domains again (a point order
-    changes the processes' schedules, not which iterations a channel pairs: int-divmod enumerated 1488
-    sets 3619 times, 40% of that time spent on sets seen before).  The arrays are read-only."""
+def fast_points(s: isl.Set) -> np.ndarray | None:
+    """`points` when the vectorized enumeration applies, else None (never a Python visit per point).
+
+    Kept by the set's text while they fit `ENUMERATED_BYTES`: the candidate networks of one compile
+    enumerate the same channel relations and domains again (a point order changes the processes'
+    schedules, not which iterations a channel pairs: int-divmod enumerated 1488 sets 3619 times, 40% of
+    that time spent on sets seen before).  The arrays are read-only."""
     global _enumerated_bytes
     key = str(s)
     if key in _ENUMERATED:
