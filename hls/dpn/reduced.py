@@ -8,7 +8,7 @@ tile), not on how many tiles there are or how long a tile's loops run once they 
 So it is made on the corner of every band's hyperplane space: the same statements, bands,
 hyperplanes and schedule, tiles of at most `TILE_CAP` along a cut hyperplane with two whole tiles
 and a partial one, and at most `SPAN_CAP` along a hyperplane one tile spans (both doubled until the
-corner holds `MIN_CORNER` instances).  The full-size network
+corner holds `MIN_CORNER` instances; cut by a quarter while it holds more than `MAX_CORNER`).  The full-size network
 is then built once, with the choice (`pipeline._realized`).  The corner is a program of its own: its
 dataflow is recomputed, values from outside it are live-in.
 """
@@ -25,12 +25,18 @@ from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "reduced_instance"]
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP", "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
 SPAN_CAP = 16  # extent of a hyperplane that one tile spans, in the reduced instance
 MIN_CORNER = 1_500  # statement instances below which the caps double (`reduced_instance`)
+#: statement instances above which the caps shrink by a quarter, down to tiles of `MIN_TILE_CAP`: a
+#: band of four hyperplanes holds 2.5^4 tiles of 8^4 points (heat-3d's corner at T=10, N=26: 32,640
+#: instances, 50 s per candidate network).  Halving them instead left heat-3d's choice at T=7, N=18
+#: 9% slower than the one made on the larger corner; a quarter, 1% (8,034 instances, 39 s against 50 s)
+MAX_CORNER = 12_000
+MIN_TILE_CAP = 4
 
 
 def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int],
@@ -102,6 +108,12 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
         return None
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
     out = _corner(program, tiling, tile_cap, span_cap)
+    while out is not None and instance_count(out[0]) > MAX_CORNER and tile_cap > MIN_TILE_CAP:
+        tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), 3 * span_cap // 4
+        smaller = _corner(program, tiling, tile_cap, span_cap)
+        if smaller is None or instance_count(smaller[0]) < MIN_CORNER:
+            break
+        out = smaller
     while out is not None and instance_count(out[0]) < MIN_CORNER:
         tile_cap, span_cap = 2 * tile_cap, 2 * span_cap
         if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b in tiling.bands

@@ -210,3 +210,23 @@ def test_memory_order_on_band_coordinates_equals_the_last_writer(stem, tile, loc
     fast, exact = by_pair(memory_order(res.network, res.program)), by_pair(memory_order_exact(res.network, res.program))
     assert fast.keys() == exact.keys() and fast
     assert all(fast[k].is_equal(exact[k]) for k in fast)
+
+
+def test_a_deep_band_corner_is_capped(monkeypatch):
+    """heat-3d's four-hyperplane band: the corner of 8-wide tiles holds 22,191 of 57,344 instances at
+    T=7, N=18, so the caps shrink until it holds at most `MAX_CORNER`, with the same bands and no
+    fewer than `MIN_CORNER` instances; a larger bound keeps the larger corner."""
+    from hls.dpn.restrict import instance_count
+    from hls.dpn.tiling import auto_tiling
+    from hls.frontend.privatize import privatize
+
+    res = run(Options(str(ROOT / "examples" / "heat-3d.c"), defines=("T=7", "N=18"), tile="auto"), until="dataflow")
+    program = privatize(res.program)
+    tiling = auto_tiling(program)
+    small, small_tiling = reduced.reduced_instance(program, tiling)
+    assert reduced.MIN_CORNER <= instance_count(small) <= reduced.MAX_CORNER
+    assert [b.depth for b in small_tiling.bands] == [b.depth for b in tiling.bands]
+    assert all(min(b.sizes) >= reduced.MIN_TILE_CAP for b in small_tiling.bands if b.depth)
+    monkeypatch.setattr(reduced, "MAX_CORNER", 10**9)
+    large, _ = reduced.reduced_instance(program, tiling)
+    assert instance_count(large) > 2 * instance_count(small)
