@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from hls.cli import main
-from hls.rtl.vendor import dependency_order, module_ports
+from hls.rtl.vendor import dependency_order, instantiated_modules, module_ports
 from hls.toolchain import verilator_executable
 from tests.kernels import ROOT
 
@@ -130,6 +130,10 @@ def test_dependency_order_unit():
     assert dependency_order(files, "top") == ["a_unused.v", "leaf.v", "mid.v", "top.v"]
     with pytest.raises(ValueError, match="cycle"):
         dependency_order({"a.v": "module a; b u (); endmodule", "b.v": "module b; a u (); endmodule"})
+    # a name is a whole identifier: `leafy` and `u_leaf` instantiate no `leaf`
+    assert instantiated_modules("module m; leafy u (); wire u_leaf (x); leaf#(1) u2 (); endmodule",
+                                ["leaf", "leafy", "m"]) == {"leaf", "leafy"}
+    assert instantiated_modules("module m; leafy u (); endmodule", ["leaf"]) == set()
     ports = module_ports("module t #(parameter A = 1) (\n  input clk, // c\n  output reg [7:0] q,\n"
                          "  input signed [3:0] s, d\n);\nendmodule", "t")
     assert [(p.name, p.direction, p.width, p.signed) for p in ports] == [

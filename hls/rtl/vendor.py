@@ -55,11 +55,13 @@ def instantiated_modules(text: str, known: Sequence[str]) -> set[str]:
     """Modules among `known` that `text` instantiates (`name #(...) inst (` or `name inst (`)."""
     body = strip_comments(text)
     body = re.sub(r"\bmodule\s+[A-Za-z_]\w*", " ", body)
-    used = set()
-    for name in known:
-        if re.search(rf"(?<![\w$.`]){re.escape(name)}\s*(?:#\s*\(|[A-Za-z_]\w*\s*\()", body):
-            used.add(name)
-    return used
+    # one scan for every name so followed (the lookahead consumes nothing, so no name hides another),
+    # not one per known module: 38 files x 60 modules cost a tenth of int-divmod's compile
+    named = set(_INSTANCE.findall(body))
+    return {name for name in known if name in named}
+
+
+_INSTANCE = re.compile(r"(?<![\w$.`])([A-Za-z_]\w*)(?=\s*(?:#\s*\(|[A-Za-z_]\w*\s*\())")
 
 
 def dependency_order(files: Mapping[str, str], top: Optional[str] = None) -> list[str]:
