@@ -27,3 +27,17 @@ def test_a_scaled_knob_keeps_the_factor_of_two_of_its_own_value():
     assert vals == {"n": 128, "m": 32, "t": 16, "k": 20, "r": 8}
     assert knob_values(knobs, 1.36)["t"] == 5  # a small knob keeps growing: its step is at most a quarter
     assert knob_values(knobs, 0.01) == {"n": 8, "m": 2, "t": 1, "k": 1, "r": 1}
+
+
+def test_children_run_from_compiled_bytecode(tmp_path, monkeypatch):
+    """The measured compiles may read and write bytecode, whatever the caller's environment says, and
+    the measured tree is compiled before any row."""
+    from bench.scaling import child_env, warm_bytecode
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = child_env(tmp_path)
+    assert "PYTHONDONTWRITEBYTECODE" not in env and env["PYTHONPATH"] == str(tmp_path)
+    (tmp_path / "hls").mkdir()
+    (tmp_path / "hls" / "m.py").write_text("X = 1\n")
+    assert warm_bytecode(tmp_path)
+    assert list((tmp_path / "hls" / "__pycache__").glob("m.*.pyc"))
