@@ -165,8 +165,8 @@ def size_text(knobs: dict, vals: dict[str, int]) -> str:
 
 
 def child_env(src: Path) -> dict:
-    """The children run the compiler as an installed package does, from compiled bytecode (`warm_bytecode`):
-    a machine that sets PYTHONDONTWRITEBYTECODE would otherwise have every compile parse the compiler's
+    """The children run the compiler as an installed package does, from compiled bytecode
+    (`warm_bytecode`): a machine that sets PYTHONDONTWRITEBYTECODE would otherwise have every compile parse the compiler's
     sources again, 1.5 s of gemm's 5 s at its own size (every figure before session 23 includes it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(src)

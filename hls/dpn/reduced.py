@@ -8,9 +8,9 @@ tile), not on how many tiles there are or how long a tile's loops run once they 
 So it is made on the corner of every band's hyperplane space: the same statements, bands,
 hyperplanes and schedule, tiles of at most `TILE_CAP` along a cut hyperplane with two whole tiles
 and a partial one, and at most `SPAN_CAP` along a hyperplane one tile spans (both doubled until the
-corner holds `MIN_CORNER` instances; cut by a quarter while it holds more than `MAX_CORNER`).  The full-size network
-is then built once, with the choice (`pipeline._realized`).  The corner is a program of its own: its
-dataflow is recomputed, values from outside it are live-in.
+corner holds `MIN_CORNER` instances; cut by a quarter while it holds more than `MAX_CORNER`).  The
+full-size network is then built once, with the choice (`pipeline._realized`).  The corner is a
+program of its own: its dataflow is recomputed, values from outside it are live-in.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP", "reduced_instance"]
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP",
+           "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
