@@ -24,28 +24,18 @@ def reread(obj):
     allocation order, so two runs print different but equal sets.  The printed form is always right;
     re-reading it gives a clean object, and the network is built from such objects only.  Objects this
     function made are remembered (and kept alive, so their ids stay theirs): re-reading one of them
-    again, as every `dataclasses.replace` of a network element does, returns it as it is.  So are
-    the printed forms: the candidate networks of one compile (merges, slabs) derive the same channel
-    relations again, and parsing, not printing, is the cost (a fifth of lifting-53's compile, where
-    more than half the forms had been read before)."""
+    again, as every `dataclasses.replace` of a network element does, returns it as it is."""
     if _CLEAN.get(id(obj)) is obj:
         return obj
-    key = (type(obj), str(obj))
-    out = _READ.get(key)
-    if out is None:
-        out = type(obj)(key[1], obj.get_ctx())
-        if len(_READ) >= REREAD_KEPT:
-            _READ.pop(next(iter(_READ)))
-        _READ[key] = out
-    if len(_CLEAN) >= REREAD_KEPT:
+    out = type(obj)(str(obj), obj.get_ctx())
+    if len(_CLEAN) >= _CLEAN_MAX:
         _CLEAN.pop(next(iter(_CLEAN)))
     _CLEAN[id(out)] = out
     return out
 
 
 _CLEAN: dict[int, object] = {}  # id -> an object `reread` returned (insertion order: oldest first)
-_READ: dict[tuple, object] = {}  # (type, printed form) -> the object `reread` read from it
-REREAD_KEPT = 1 << 16
+_CLEAN_MAX = 1 << 16
 
 
 def set_space(names: Sequence[str], params: Sequence[str]) -> isl.Space:
