@@ -166,8 +166,9 @@ def size_text(knobs: dict, vals: dict[str, int]) -> str:
 
 def child_env(src: Path) -> dict:
     """The children run the compiler as an installed package does, from compiled bytecode
-    (`warm_bytecode`): a machine that sets PYTHONDONTWRITEBYTECODE would otherwise have every compile parse the compiler's
-    sources again, 1.5 s of gemm's 5 s at its own size (every figure before session 23 includes it)."""
+    (`warm_bytecode`): a machine that sets PYTHONDONTWRITEBYTECODE would otherwise have every compile
+    parse the compiler's sources again, 1.5 s of gemm's 5 s at its own size (every figure before
+    session 23 includes it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(src)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -454,8 +455,8 @@ def markdown(rows: list[dict], summary: dict, meta: dict) -> str:
           "(`report.json`), in parentheses the intended count where the compile did not finish. *CPU s*: user + "
           f"sys of the compile process, Python start-up included (importing the compiler alone: "
           f"{_fmt(meta.get('startup_cpu_s'))} s), from compiled bytecode"
-          f"{'' if meta.get('bytecode_compiled') else ' where it could be written'}. *peak MB*: its maximum resident set. bench/README.md explains "
-          "the table.", ""]
+          f"{'' if meta.get('bytecode_compiled') else ' where it could be written'}. *peak MB*: its maximum "
+          "resident set. bench/README.md explains the table.", ""]
     large = [r for r in rows if r["level"] == "large"]
     for c in meta["configs"]:
         rs = [r for r in rows if r["config"] == c and r["level"] != "large"]

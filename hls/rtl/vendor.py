@@ -56,7 +56,7 @@ def instantiated_modules(text: str, known: Sequence[str]) -> set[str]:
     body = strip_comments(text)
     body = re.sub(r"\bmodule\s+[A-Za-z_]\w*", " ", body)
     # one scan for every name so followed (the lookahead consumes nothing, so no name hides another),
-    # not one per known module: 38 files x 60 modules cost a tenth of int-divmod's compile
+    # not one per known module: 38 files x 60 modules were 6% of int-divmod's compile
     named = set(_INSTANCE.findall(body))
     return {name for name in known if name in named}
 
