@@ -4,7 +4,7 @@ import islpy as isl
 import pytest
 
 from hls.poly.lexorder import (deciding_dims, first_differs, lex_successor, ordered_pairs, schedule_successor,
-                               shared_prefix)
+                               shared_prefix, with_partner)
 
 SETS = [
     "{ [i, j] : 0 <= i < 5 and 0 <= j < 7 }",
@@ -99,3 +99,24 @@ def test_ordered_pairs_is_the_intersection_with_the_whole_order(text, order):
     got = ordered_pairs(pairs, schedule, order)
     assert got.is_equal(expected)
     assert order in ("gt", "ge") or not got.is_empty()
+
+
+# a reader's schedule of two pieces (a skewed band and a tail) and who reads the same value as whom
+READER = "[N] -> { R[t, i] -> [0, t, t + i, 1] : 0 <= t < 3 and 0 <= i < N; R[3, i] -> [1, i, 0, 0] : 0 <= i < N }"
+SAME = [  # (pairs, whether some reader has a later partner, whether some has an earlier one)
+    ("[N] -> { R[t, i] -> R[t', i'] : i' = i and 0 <= t, t' <= 3 and 0 <= i < N }", True, True),  # every t
+    ("[N] -> { R[t, i] -> R[t', i'] : t' = t and i' + 1 = i and 0 <= t <= 3 and 1 <= i < N }", False, True),
+    ("[N] -> { R[t, i] -> R[t, i] : 0 <= t <= 3 and 0 <= i < N }", False, False),  # no other reader
+]
+
+
+@pytest.mark.parametrize("text, later, earlier", SAME)
+@pytest.mark.parametrize("sign", [1, -1])
+def test_with_partner_is_the_domain_of_the_ordered_pairs(text, later, earlier, sign):
+    """Last reads (sign 1: a later reader exists) and first reads (-1) against the whole order."""
+    schedule, pairs = isl.Map(READER), isl.Map(text)
+    order = schedule.lex_lt_map(schedule) if sign == 1 else schedule.lex_gt_map(schedule)
+    expected = pairs.intersect(order).domain()
+    got = with_partner(pairs, schedule, sign)
+    assert got.is_equal(expected)
+    assert got.is_empty() == (not later if sign == 1 else not earlier)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import islpy as isl
 
 __all__ = ["ordered_pairs", "equal_before", "first_differs", "shared_prefix", "deciding_dims", "lex_successor",
-           "schedule_successor"]
+           "schedule_successor", "with_partner"]
 
 
 def equal_before(m: isl.Map, n: int) -> isl.Map:
@@ -95,16 +95,29 @@ def schedule_successor(schedule: isl.Map) -> isl.Map:
     return schedule.apply_range(_successor(times)).apply_range(schedule.reverse())
 
 
+def with_partner(pairs: isl.Map, schedule: isl.Map, sign: int) -> isl.Set:
+    """The x of `pairs` x -> y (both run by the one-to-one `schedule`) with some partner y that runs
+    after x (`sign` 1) or before it (-1).  A buffer reader's last reads are those without a later
+    reader of the same value: over a load unit's schedule of 27 pieces, the whole order
+    (`lex_lt_map`) took 1.1 s where one disjunct at a time takes 0.07 s."""
+    times = pairs.apply_domain(schedule).apply_range(schedule)
+    space = schedule.range().get_space()
+    found = isl.Set.empty(space)
+    for i in range(space.dim(isl.dim_type.set)):
+        found = found.union(times.intersect(first_differs(space, i, sign)).domain())
+    return found.apply(schedule.reverse())
+
+
 def _is_successor(succ: isl.Map, times: isl.Set) -> bool:
-    """Whether `succ` is the successor function of the finite set `times`: a function from all but
-    its last element onto all but its first (so one-to-one: the two have as many elements), and
-    forward.  Then the first element goes to the second (the only earlier element the second can
-    come from), and so on by induction."""
+    """Whether `succ` (`_successor`'s answer: a function by construction, one lexmin per element) is
+    the successor function of the finite set `times`: from all but its last element onto all but its
+    first (so one-to-one: the two have as many elements), and forward.  Then the first element goes
+    to the second (the only earlier element the second can come from), and so on by induction."""
     if times.is_empty():
         return succ.is_empty()
     space = times.get_space()
     n = times.dim(isl.dim_type.set)
-    return (succ.is_single_valued() and succ.intersect(equal_before(isl.Map.universe(isl.Space.map_from_set(space)), n)).is_empty()
+    return (succ.intersect(equal_before(isl.Map.universe(isl.Space.map_from_set(space)), n)).is_empty()
             and all(succ.intersect(first_differs(space, i, -1)).is_empty() for i in range(n))
             and succ.domain().is_equal(times.subtract(times.lexmax()))
             and succ.range().is_equal(times.subtract(times.lexmin())))

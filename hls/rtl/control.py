@@ -34,7 +34,7 @@ import islpy as isl
 
 from ..dpn.network import Channel, Process
 from ..poly import isl_utils as iu
-from ..poly.lexorder import schedule_successor
+from ..poly.lexorder import schedule_successor, with_partner
 from .affine import SizedPrinter, aff_expr, dim_bounds, drop_params, pw_multi_aff_pieces, signed_width
 
 
@@ -428,17 +428,13 @@ def wide_names(proc: Process, values: dict[str, int]) -> list[str]:
 def first_reads(c: Channel, cons: Process) -> isl.Set:
     """Consumer iterations that read a value for the first time (FIFO with multiplicity: pop)."""
     src = c.relation.reverse()  # y -> x
-    same = src.apply_range(src.reverse())  # y -> y' reading the same value
-    earlier = same.intersect(cons.schedule.lex_gt_map(cons.schedule))  # y' before y
-    return src.domain().subtract(earlier.domain())
+    return src.domain().subtract(with_partner(src.apply_range(src.reverse()), cons.schedule, -1))
 
 
 def last_reads(c: Channel, cons: Process) -> isl.Set:
     """Consumer iterations that read a value for the last time (buffer: clear the slot)."""
     src = c.relation.reverse()
-    same = src.apply_range(src.reverse())
-    later = same.intersect(cons.schedule.lex_lt_map(cons.schedule))
-    return src.domain().subtract(later.domain())
+    return src.domain().subtract(with_partner(src.apply_range(src.reverse()), cons.schedule, 1))
 
 
 __all__ = ["Control", "control", "dim_names", "wide_names", "first_reads", "last_reads", "aff_expr"]
