@@ -67,20 +67,22 @@ FIELDS = (
 
 
 def parse_config(name: str) -> dict:
-    """`none` | `auto` | `pN` (auto tiling, N parallel compute processes per band) -> run options."""
+    """`none` | `auto` | `pN` (auto tiling, N parallel compute processes per band) | `pNs` (the same
+    with one read channel per array, `--read-ports shared`) -> run options."""
     if name == "none":
-        return {"tile": "none", "parallel": 1}
+        return {"tile": "none", "parallel": 1, "read_ports": "per-part"}
     if name == "auto":
-        return {"tile": "auto", "parallel": 1}
-    m = re.fullmatch(r"p([1-9][0-9]*)", name)
+        return {"tile": "auto", "parallel": 1, "read_ports": "per-part"}
+    m = re.fullmatch(r"p([1-9][0-9]*)(s?)", name)
     if m:
-        return {"tile": "auto", "parallel": int(m.group(1))}
-    raise ValueError(f"unknown configuration `{name}` (expected none, auto or pN, e.g. p2)")
+        return {"tile": "auto", "parallel": int(m.group(1)), "read_ports": "shared" if m.group(2) else "per-part"}
+    raise ValueError(f"unknown configuration `{name}` (expected none, auto, pN or pNs, e.g. p2)")
 
 
 def config_options(name: str) -> str:
     c = parse_config(name)
-    return f"--tile {c['tile']}" + (f" --parallel {c['parallel']}" if c["parallel"] > 1 else "")
+    return (f"--tile {c['tile']}" + (f" --parallel {c['parallel']}" if c["parallel"] > 1 else "")
+            + (" --read-ports shared" if c["read_ports"] == "shared" and c["parallel"] > 1 else ""))
 
 
 def config_parallel(name: str) -> int:
@@ -331,7 +333,7 @@ def measure(task: dict) -> dict:
     t0, cpu0 = time.perf_counter(), time.process_time()
     try:
         res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"],
-                          local_words=task["local_words"]))
+                          local_words=task["local_words"], read_ports=cfg["read_ports"]))
     except CompileError as e:  # includes UsageError: this compiler does not support the configuration
         row.update(status="skipped", note=_one_line(e.message))
         return row
@@ -710,7 +712,8 @@ def build_parser(prog: str = "python -m bench") -> argparse.ArgumentParser:
                                 "cycles and off-chip traffic with the roofline (bench/README.md).")
     p.add_argument("--kernels", metavar="A,B", help="comma-separated example names (default: every example)")
     p.add_argument("--configs", metavar="C,D", default=",".join(DEFAULT_CONFIGS),
-                   help="configurations: none (--tile none), auto (--tile auto), pN (--tile auto --parallel N); "
+                   help="configurations: none (--tile none), auto (--tile auto), pN (--tile auto --parallel N), "
+                        "pNs (the same with --read-ports shared); "
                         f"default {','.join(DEFAULT_CONFIGS)}")
     add_backend_options(p, "rows", "this checkout")
     p.add_argument("--no-rtl", action="store_true", help="DPN-level figures only: no Verilog simulation")

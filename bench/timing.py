@@ -105,7 +105,8 @@ def _compile_here(job: dict, row: dict) -> Optional[tuple[dict, str]]:
     cfg = parse_config(job["config"])
     try:
         with target_clock(job["clock_mhz"]):
-            res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"]))
+            res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"],
+                              read_ports=cfg["read_ports"]))
             design = generate(res.network)
     except CompileError as e:
         row.update(status="skipped", note=str(e.message)[:200])
@@ -134,7 +135,9 @@ def _compile_rev(job: dict, row: dict) -> Optional[tuple[dict, str]]:
     with tempfile.TemporaryDirectory(prefix="dpn-synth-timing-rev-") as work:
         out = Path(work) / "out"
         cmd = [sys.executable, "-m", "hls.cli", "compile", str(path), "--tile", cfg["tile"],
-               *(["--parallel", str(cfg["parallel"])] if cfg["parallel"] > 1 else []), *cli_args(path),
+               *(["--parallel", str(cfg["parallel"])] if cfg["parallel"] > 1 else []),
+               *(["--read-ports", "shared"] if cfg["read_ports"] == "shared" and cfg["parallel"] > 1 else []),
+               *cli_args(path),
                "-q", "-o", str(out)]
         try:
             proc = subprocess.run(cmd, cwd=src, env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True,

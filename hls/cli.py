@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="order of the iterations inside a tile: latency (default: of the orders below, the one the cycle model finds fastest), "
                             "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
         c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+        c.add_argument("--read-ports", choices=("per-part", "shared"), default="per-part",
+                       help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "
+                            "channel per parallel slab, each with its own load unit, so P processes get P words "
+                            "per cycle; shared: one read channel per array")
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
                             "band is cut into slabs of all its statements, when the cycle model shows no slowdown "
@@ -231,7 +235,8 @@ def _options(args: argparse.Namespace):
         raise UsageError("--directives: directive files are not supported yet")
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
-                   getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"))
+                   getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
+                   getattr(args, "read_ports", "per-part"))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_chan
 from .dpn.network import ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
-from .dpn.partition import build_network, slab_groups
+from .dpn.partition import READ_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
 from .rtl.generate import process_latencies, read_stages
 from .dpn import reduced as reduction
@@ -51,6 +51,7 @@ class Options:
     local_words: int = DEFAULT_LOCAL_WORDS
     point_order: str = "latency"  # inside a tile: "latency" (section 5.3) or "original" (Theorem 5.3)
     merge: str = "auto"  # "auto": merge light compute processes when the cycle model allows (hls/dpn/merge.py)
+    read_ports: str = "per-part"  # at --parallel P > 1, arrays only read: a read channel per slab (READ_PORTS)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     the chosen network's channels of the same names, and the estimate is extrapolated from its own."""
     stages = []
     net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
-                                       onchip_words=opts.local_words // 4)
+                                       onchip_words=opts.local_words // 4, read_ports=_read_ports(opts))
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
@@ -150,6 +151,12 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
         if c.depth != sequential[c.name]:
             extra[_link(c)] = max(extra.get(_link(c), 0), c.depth - sequential[c.name])
     return _Built(net, typed, tables, timing, stages, dict(config or {}, extra=extra), issued)
+
+
+def _read_ports(opts: Options) -> str:
+    """Read channels per part only where the user asked for parallel parts: the slabs the compiler
+    tries by itself at `--parallel 1` share their arrays' ports, as the interface promised there."""
+    return opts.read_ports if opts.parallel > 1 else "shared"
 
 
 def _link(c) -> tuple:
@@ -451,7 +458,8 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
         groups = slab_groups(program, tiling, parallel)
     elif "merge" in cfg:
         per_band, light_only, independent, affinity = cfg["merge"]
-        part = build_network(program, tiling, opts.parallel, onchip_words=opts.local_words // 4)
+        part = build_network(program, tiling, opts.parallel, onchip_words=opts.local_words // 4,
+                             read_ports=_read_ports(opts))
         groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent,
                                 affinity=affinity)
     out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small,
@@ -484,6 +492,8 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     tile_sizes = parse_tile_option(opts.tile)
     if opts.parallel < 1:
         raise UsageError(f"--parallel must be a positive integer, got {opts.parallel}")
+    if opts.read_ports not in READ_PORTS:
+        raise UsageError(f"--read-ports must be one of {', '.join(READ_PORTS)}, got `{opts.read_ports}`")
     if opts.parallel > 1 and tile_sizes is None:
         raise UsageError("--parallel splits tile bands into parallel processes: it needs a tiling (--tile auto, the "
                          "default, or tile sizes), not --tile none")

@@ -435,7 +435,7 @@ def _classify_line(kind: str, text: str, sections: list[tuple[int, str]], line: 
     if kind == "unit":
         return "memory port", stmt
     if kind == "top":
-        return ("memory port" if re.search(r"_(rd|wr)_(req|rsp)_", stmt) else "top"), stmt
+        return ("memory port" if re.search(r"_(rd\d*|wr)_(req|rsp)_", stmt) else "top"), stmt
     sec = "head"
     for first, name in sections:
         if first <= line:

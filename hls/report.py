@@ -137,7 +137,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     sizes_now = {**macros, **params}
     family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
     include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
-    parallel, uniform = getattr(net, "partition", (int(getattr(options, "parallel", 1) or 1), False))
+    parallel, uniform, read_ports = getattr(net, "partition", (int(getattr(options, "parallel", 1) or 1), False, "shared"))
     fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
     fusion = getattr(t, "fusion", "separate")
@@ -168,7 +168,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
             raise _Unavailable(f"at b = {b} the family is not tiled: {tiling.reason}")
         if fission:
             tiling = with_fission(prog, tiling) or tiling
-        n = build_network(prog, tiling, parallel, uniform)
+        n = build_network(prog, tiling, parallel, uniform, read_ports=read_ports)
         tables = NetworkTables(n)
         n = fifoize(type_channels(n))
         tables = tables.for_network(n)
@@ -357,15 +357,18 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
         elif n == "proc_finished":
             g = group(n, "debug: bit k high when process k (Processes table order) has finished")
         else:
-            array = next((a for a in arrays for ch in ("_rd_", "_wr_") if n.startswith(a + ch)), None)
+            array, ch = next(((a, ch) for a in arrays for ch in [*arrays[a].get("reads", []), "wr"]
+                              if n.startswith(f"{a}_{ch}_")), (None, None))
             if array is None:
                 g = group(n, "")
-            elif n.startswith(array + "_rd_"):
+            elif ch != "wr":
                 a = arrays[array]
-                g = group(f"{array} read channel", f"reads of {decl(a)}: requests `valid`/`ready` with the row-major "
-                                                   f"element index `addr`; one response per request, in request "
-                                                   f"order, with the {a['width']}-bit word `rdata`",
-                          bus=f"{array}_rd")
+                which = "" if len(a["reads"]) == 1 else f" (channel {a['reads'].index(ch) + 1} of {len(a['reads'])}, " \
+                                                        "one per parallel slab: the load unit of its processes)"
+                g = group(f"{array} read channel{'' if ch == 'rd' else ' ' + ch[2:]}",
+                          f"reads of {decl(a)}{which}: requests `valid`/`ready` with the row-major element index "
+                          f"`addr`; one response per request, in request order, with the {a['width']}-bit word "
+                          "`rdata`", bus=f"{array}_{ch}")
             else:
                 a = arrays[array]
                 g = group(f"{array} write channel", f"writes of {decl(a)}: requests `valid`/`ready` with the "

@@ -76,6 +76,7 @@ class Process:
     members: tuple[Member, ...] = ()
     array: Optional[str] = None
     band_dims: int = 0  # load/store: leading domain dimensions naming the tile band (then the element)
+    port: int = 0  # load: which of its array's read channels it drives (`partition.load_name`)
 
     def __post_init__(self) -> None:
         for f in ("domain", "schedule"):
@@ -134,7 +135,7 @@ class ProcessNetwork:
         self.time_dims = time_dims
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
-        self.partition = (1, False)  # (parallel parts, uniform) of `partition.build_network`
+        self.partition = (1, False, "shared")  # (parallel parts, uniform, read ports) of `partition.build_network`
         # whether compute processes read operands first needed after issue at that stage
         # (hls.rtl.datapath.late_reads) or every operand at issue; the cycle model chooses
         self.late_reads = True

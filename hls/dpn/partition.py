@@ -40,8 +40,15 @@ def _extend(m: isl.Map, slot: int, sub: int) -> isl.Map:
     return m.fix_val(isl.dim_type.out, n, slot).fix_val(isl.dim_type.out, n + 1, sub)
 
 
-def load_name(array: str) -> str:
-    return f"LOAD_{array}"
+#: `--read-ports`: one read channel per array (`shared`), or, for an array the kernel only reads, one
+#: per parallel slab (`per-part`, with `--parallel` above 1): each slab's compute processes then get
+#: their own load unit, so P processes are fed P words per cycle rather than sharing one.
+READ_PORTS = ("per-part", "shared")
+
+
+def load_name(array: str, port: int = 0) -> str:
+    """The load unit driving read channel `port` of `array` (the first keeps the plain name)."""
+    return f"LOAD_{array}" if port == 0 else f"LOAD_{array}_{port}"
 
 
 def store_name(array: str) -> str:
@@ -52,6 +59,13 @@ def _band_of(sched: isl.Map, band_dims: int) -> isl.Map:
     """S[x] -> [band coordinates]: the leading `band_dims` tiled time dimensions."""
     n = sched.dim(isl.dim_type.out)
     return sched.project_out(isl.dim_type.out, band_dims, n - band_dims)
+
+
+def _union_sets(sets: list[isl.Set]) -> isl.Set:
+    out = sets[0]
+    for x in sets[1:]:
+        out = out.union(x)
+    return iu.coalesced(out)
 
 
 def _union_maps(maps: list[isl.Map]) -> Optional[isl.Map]:
@@ -142,10 +156,12 @@ def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str
 
 
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
-                  onchip_words: int = DEFAULT_ONCHIP_WORDS) -> ProcessNetwork:
+                  onchip_words: int = DEFAULT_ONCHIP_WORDS, read_ports: str = "shared") -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
     split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
-    and argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`)."""
+    argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`),
+    and arrays read through one channel or one per slab (`read_ports`, `READ_PORTS`)."""
+    assert read_ports in READ_PORTS, read_ports
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -154,7 +170,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
     net.tiling = tiling
-    net.partition = (parallel, uniform)
+    net.partition = (parallel, uniform, read_ports)
     band = {s: _band_of(m, nb) for s, m in sched.items()}
 
     def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
@@ -192,19 +208,47 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         w = band[acc.statement].flat_range_product(acc.relation).intersect_domain(m.domain())
         mem_writes.setdefault(acc.array, []).append(w.set_tuple_name(isl.dim_type.out, store_name(acc.array)))
 
+    parts = _parts(program, tiling, parallel, uniform)
+    # Read channels: an array only read (no store unit, so no memory order to keep between units)
+    # gets one per slab whose processes read it from memory, with `per-part` read ports.
+    slab_of = {q: slab for st in program.statements for q, slab, _ in parts[st.name]}
+    reading: dict[str, set[int]] = {}
+    for st in program.statements:
+        for r in st.reads:
+            if r.id in mem_reads:
+                reading.setdefault(r.array, set()).update(slab for _, slab, _ in parts[st.name])
+
+    def port_of(array: str, part: str) -> int:
+        slabs = sorted(reading[array])
+        if read_ports == "shared" or array in mem_writes or len(slabs) < 2:
+            return 0
+        return slabs.index(slab_of[part])
+
+    def read_relation(rid: str, port: int, dom: Optional[isl.Set] = None) -> isl.Map:
+        """{ S[y] -> LOAD[b, m] } of read `rid` on read channel `port`, of the instances in `dom`."""
+        m = mem_reads[rid] if dom is None else mem_reads[rid].intersect_domain(dom)
+        return m.set_tuple_name(isl.dim_type.out, load_name(program.access(rid).array, port)) if port else m
+
     # Load processes: per band, each element once, just before its first read in the band.
-    firsts: dict[str, isl.Map] = {}
-    for rid, m in mem_reads.items():
-        acc = program.access(rid)
-        t = m.reverse().apply_range(_extend(sched[acc.statement], LOAD_SLOT, read_index[rid]))
-        firsts[acc.array] = t if acc.array not in firsts else firsts[acc.array].union(t)
-    for array in sorted(firsts, key=list(program.arrays).index):
-        s = iu.coalesced(firsts[array].lexmin())
+    firsts: dict[tuple[str, int], isl.Map] = {}
+    for st in program.statements:
+        for r in st.reads:
+            if r.id not in mem_reads:
+                continue
+            ports = {q: port_of(r.array, q) for q, _, _ in parts[st.name]}
+            by_port = {k: [dq for q, _, dq in parts[st.name] if ports[q] == k] for k in sorted(set(ports.values()))}
+            for k, doms in by_port.items():
+                m = read_relation(r.id, k) if len(by_port) == 1 else read_relation(r.id, k, _union_sets(doms))
+                t = m.reverse().apply_range(_extend(sched[st.name], LOAD_SLOT, read_index[r.id]))
+                firsts[(r.array, k)] = t if (r.array, k) not in firsts else firsts[(r.array, k)].union(t)
+    order = list(program.arrays)
+    for array, port in sorted(firsts, key=lambda k: (order.index(k[0]), k[1])):
+        t = firsts[(array, port)]
+        s = iu.coalesced(t.lexmin())
         # the domain of the reads, not of their lexmin: the same set without the lexmin's pieces (a
         # skewed 3-d stencil's: 31 against 10), which every later relation on the loads would carry
-        net.add_process(Process(load_name(array), ProcessKind.LOAD, iu.coalesced(firsts[array].domain()), s,
-                                program.arrays[array].loc, array=array, band_dims=nb))
-    parts = _parts(program, tiling, parallel, uniform)
+        net.add_process(Process(load_name(array, port), ProcessKind.LOAD, iu.coalesced(t.domain()), s,
+                                program.arrays[array].loc, array=array, band_dims=nb, port=port))
     for st in program.statements:
         for pname, _slab, dom in parts[st.name]:
             net.add_process(Process(pname, ProcessKind.COMPUTE, dom,
@@ -245,9 +289,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         for r in st.reads:
             for q, _, dq in parts[st.name]:
                 if r.id in mem_reads:
-                    ld = load_name(r.array)
-                    add((ld, ld), (q, st.name), mem_reads[r.id].intersect_domain(dq).reverse(), r.array, "mem",
-                        r.id, "io")
+                    ld = load_name(r.array, port_of(r.array, q))
+                    add((ld, ld), (q, st.name), read_relation(r.id, port_of(r.array, q), dq).reverse(), r.array,
+                        "mem", r.id, "io")
                 for src, rel, rid in local:
                     if rid == r.id:
                         for p, _, dp in parts[src]:

@@ -11,8 +11,9 @@ model here runs the network the way the RTL does:
   iteration reaches that stage: the stages before it hold (no issue either), the ones after it drain;
 - when the channel a result goes to is full, the whole pipeline of the process waits;
 - a FIFO frees a word at its (first) read, a buffer frees a slot at the last read of its value;
-- memory never holds a unit back: an array's load unit has the read channel and its store unit the
-  write channel to themselves (one unit of each kind per array), each channel moves a word per cycle,
+- memory never holds a unit back: an array's load unit has its read channel and its store unit the
+  write channel to themselves (one unit per channel; an array only read may have a read channel per
+  parallel slab, `partition.READ_PORTS`), each channel moves a word per cycle,
   and a load and a store of the array move theirs in the same cycle.  A store's "values" are the
   memory-order tokens it owes loads, sent once the write's response is back, after the memory latency
   like a load's data (`hls.rtl.generate.process_latencies`).
@@ -214,7 +215,7 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
             for k, v, slot in _channel_plan(c, tables, index)[1]:
                 writes[k].append((ci, v, slot))
         steps.append((p, reads, late, writes, tuple(joins)))
-    units = [(p.array, p.kind) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
+    units = [(p.array, p.kind, p.port) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
     # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
     assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
     return Plan(procs, chans, steps, [len(tables.channel(c).readers) for c in chans])

@@ -99,7 +99,7 @@ class AxiWrapper:
     def to_json(self) -> dict:
         return {"top": self.top, "core": self.core, "bundle": self.bundle,
                 "control_addr_width": self.control_addr_width,
-                "masters": [{k: m[k] for k in ("name", "prefix", "data_width", "id_width", "arrays")}
+                "masters": [{k: m[k] for k in ("name", "prefix", "data_width", "id_width", "arrays", "ports")}
                             for m in self.masters],
                 "register_map": [dict(r) for r in self.register_map]}
 
@@ -222,7 +222,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
     masters, array_views = [], []
     for name, members in groups:
         dw = max(_element_bits(a["width"]) for a in members)
-        n = len(members)
+        n = sum(len(a.get("reads") or ["rd"]) for a in members)  # port adapters
         pw = clog2(n)
         idw = pw
         prefix = f"m_axi_{name}"
@@ -230,11 +230,15 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
         ports = []
         for a in members:
             assert _element_bits(a["width"]) == a["width"], "elements are 8, 16, 32 or 64 bits wide"
-            view = {"name": a["name"], "prefix": f"a_{a['name']}", "iw": a["aw"], "ew": a["width"],
-                    "load": a["load"], "store": a["store"],
-                    "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
-            array_views.append(view)
-            ports.append(view["prefix"])
+            reads = a.get("reads") or ["rd"]
+            # a port adapter per read channel: the first also has the write channel and the base register
+            for k, rd in enumerate(reads):
+                view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{rd}", "iw": a["aw"], "ew": a["width"],
+                        "load": a["load"], "store": a["store"] and k == 0, "primary": k == 0, "core_rd": rd,
+                        "inst": a["name"] if k == 0 else f"{a['name']}_{rd}", "base": f"a_{a['name']}_base",
+                        "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
+                array_views.append(view)
+                ports.append(view["prefix"])
         sig_width = {"id": idw, "data": dw, "strb": dw // 8}
         signals = []
         for sig, direction, kind in MASTER_SIGNALS:
@@ -246,7 +250,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
         conns += [("p_r_data", f"{wire}_r_data"), ("p_r_last", f"{wire}_r_last")]
         conns += [(sig, f"{prefix}_{sig}") for sig, _, _ in MASTER_SIGNALS]
         masters.append({"name": name, "prefix": prefix, "wire_prefix": wire, "dw": dw, "idw": idw,
-                        "data_width": dw, "id_width": idw, "arrays": [a["name"] for a in members],
+                        "data_width": dw, "id_width": idw, "arrays": [a["name"] for a in members], "ports": n,
                         "params": [("N", n), ("PW", pw), ("IDW", idw), ("DW", dw), ("WQ_LOG2", W_ORDER_LOG2)],
                         "signals": signals, "connections": conns})
 

@@ -215,9 +215,16 @@ READ_SIGNALS = ("rd_req_valid", "rd_req_ready", "rd_req_addr", "rd_rsp_valid", "
 WRITE_SIGNALS = ("wr_req_valid", "wr_req_ready", "wr_req_addr", "wr_req_wdata", "wr_rsp_valid", "wr_rsp_ready")
 
 
-def _mem_conns(array: str, signals: tuple[str, ...]) -> list[tuple[str, str]]:
-    """A memory unit's channel wired straight to the top's ports: one unit per channel, no arbiter."""
-    return [(n, f"{array}_{n}") for n in signals]
+def read_channel(port: int) -> str:
+    """The name of an array's read channel `port` on the top (`<array>_<name>_req_valid`, ...): `rd`,
+    then `rd1`, `rd2`, .. for the load units of further parallel slabs (`partition.READ_PORTS`)."""
+    return "rd" if port == 0 else f"rd{port}"
+
+
+def _mem_conns(array: str, signals: tuple[str, ...], channel: str = "") -> list[tuple[str, str]]:
+    """A memory unit's channel wired straight to the top's ports: one unit per channel, no arbiter
+    (`channel`: the top's name of a read channel, `read_channel`)."""
+    return [(n, f"{array}_{channel + n[2:] if channel else n}") for n in signals]
 
 
 def generate(net: ProcessNetwork) -> RtlDesign:
@@ -232,7 +239,9 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     scalars = [{"name": a.name, "port": f"arg_{a.name}", "width": a.type.bits, "signed": a.type.signed,
                 "type": a.type.name} for a in program.args if a.kind == "scalar"]
     scalar_ports = {s["name"]: s["port"] for s in scalars}
-    loads = {p.array for p in net.processes if p.kind == ProcessKind.LOAD}
+    reads: dict[str, list[str]] = {}  # array -> its read channels
+    for p in sorted((p for p in net.processes if p.kind == ProcessKind.LOAD), key=lambda p: p.port):
+        reads.setdefault(p.array, []).append(read_channel(p.port))
     stores = {p.array for p in net.processes if p.kind == ProcessKind.STORE}
     mems = []
     for a in program.args:
@@ -244,7 +253,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         for s in shape:
             words *= s
         mems.append({"name": a.name, "width": arr.type.bits, "aw": clog2(words), "words": words, "shape": shape,
-                     "type": arr.type.name, "load": a.name in loads, "store": a.name in stores})
+                     "type": arr.type.name, "load": a.name in reads, "reads": reads.get(a.name, []),
+                     "store": a.name in stores})
     mem_by_name = {m["name"]: m for m in mems}
 
     procs = []
@@ -299,7 +309,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                            tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
                            ports=ports, port_decls=in_decls + out_decls, address=address, announced=announced(ports))
                 text = render("load_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, READ_SIGNALS) + in_conns + out_conns
+                conns = _mem_conns(proc.array, READ_SIGNALS, read_channel(proc.port)) + in_conns + out_conns
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
                                                                           ("order", "memory order", True)], ctl)
@@ -378,19 +388,19 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
             f["r_addr"] = add(f"{n}_r_addr", clog2(c.depth))
         chans.append({"name": n, "kind": c.kind.value, "depth": c.depth, "producer": c.producer,
                       "consumer": c.consumer, "fields": f, "probes": {"sel": f"u_{c.consumer}.sel_{n}_r"}})
-    units = {(p.array, p.kind): p.name for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)}
+    units = {(p.array, read_channel(p.port) if p.kind == ProcessKind.LOAD else "wr"): p
+             for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)}
     ports = []
     for m in mems:
         a = m["name"]
         if not (m["load"] or m["store"]):
             continue
         entry: dict = {"name": a, "units": []}
-        for kind, ch in ((ProcessKind.LOAD, "rd"), (ProcessKind.STORE, "wr")):
-            if (a, kind) not in units:
-                continue
+        for ch in m["reads"] + (["wr"] if m["store"] else []):
             f = {"req_valid": add(f"{a}_{ch}_req_valid", new_group=True), "req_ready": add(f"{a}_{ch}_req_ready"),
                  "rsp_valid": add(f"{a}_{ch}_rsp_valid"), "rsp_ready": add(f"{a}_{ch}_rsp_ready")}
-            entry["units"].append({"process": units[(a, kind)], "kind": kind.value, "channel": ch, "fields": f})
+            unit = units[(a, ch)]
+            entry["units"].append({"process": unit.name, "kind": unit.kind.value, "channel": ch, "fields": f})
         ports.append(entry)
     finished, _ = add("proc_finished", len(procs), new_group=True)
     processes = []

@@ -121,6 +121,8 @@ CASES = [
     # tiled 4x4: later tile bands read back what earlier ones stored (memory-order tokens released by
     # the write responses, i.e. by B)
     pytest.param(EXAMPLES / "jacobi-1d.c", ["--tile", "4,4"], [(4, 0, False)], 0.3, id="jacobi-1d-read-back"),
+    # --parallel 2: A and B (only read) get a read channel per slab, two port adapters on one master
+    pytest.param(EXAMPLES / "gemm-int.c", ["--parallel", "2"], [(5, 0x40, False)], 0.3, id="gemm-int-read-ports"),
 ]
 
 
@@ -135,6 +137,8 @@ def test_axi_wrapper_matches_gcc(src, flags, runs, stall, rtl_cache, tmp_path):
     assert axi["bundle"] == ("--axi-bundle" in flags)
     assert lint_verilator(sorted((out / "rtl").glob("*.v")), top) == []
     res = run(Options(str(src)))
+    if "--parallel" in flags:  # every read channel of an array has its own port adapter on the array's master
+        assert {m["prefix"]: m["ports"] for m in axi["masters"]} == {"m_axi_A": 2, "m_axi_B": 2, "m_axi_C": 1}
     specs = [_run_spec(res, axi, seed, shift, irq) for seed, shift, irq in runs]
     result = _simulate(out, top, axi, [s[0] for s in specs], rtl_cache, stall, seed=len(runs))
 
@@ -152,8 +156,9 @@ def test_axi_wrapper_matches_gcc(src, flags, runs, stall, rtl_cache, tmp_path):
     bursts = result["bursts"]
     for prefix, b in bursts.items():
         assert b["max_len"] <= 16 and b["ar_beats"] >= b["ar"] and b["aw_beats"] >= b["aw"], (prefix, b)
-    # Consecutive requests were coalesced: a streamed operand moved several beats per burst.
-    assert max(b["ar_beats"] / max(1, b["ar"]) for b in bursts.values()) >= 3, bursts
+    # Consecutive requests were coalesced: a streamed operand moved several beats per burst (not so
+    # in gemm-int's slabs at --parallel 2: each load unit reads a few elements of a row per tile).
+    assert "--parallel" in flags or max(b["ar_beats"] / max(1, b["ar"]) for b in bursts.values()) >= 3, bursts
 
 
 def test_register_map_in_report(tmp_path):
