@@ -199,27 +199,29 @@ def network_figures(res, local_words: int) -> dict:
     """DPN-level figures of a compiled network (no simulation)."""
     from hls.metrics import network_stats, traffic as traffic_of
     from hls.dpn.network import ProcessKind
+    from hls.rtl.generate import read_channel
 
     net, tables = res.network, res.tables
     traffic = traffic_of(res.program, net)
     stats = network_stats(net)
     loaded = stored = 0
-    ports: dict[str, list[int]] = {}
+    ports: dict[tuple[str, str], list[int]] = {}  # (array, channel) -> [loads, stores]
     compute: list[tuple[int, str, str]] = []
     for p in net.processes:
         n = len(tables.process(p.name).iterations)
         if p.kind == ProcessKind.LOAD:
             loaded += n
-            ports.setdefault(p.array, [0, 0])[0] += n
+            ports.setdefault((p.array, read_channel(p.port)), [0, 0])[0] += n
         elif p.kind == ProcessKind.STORE:
             stored += n
-            ports.setdefault(p.array, [0, 0])[1] += n
+            ports.setdefault((p.array, "wr"), [0, 0])[1] += n
         elif p.kind == ProcessKind.COMPUTE:
             compute.append((n, p.name, "+".join(p.statements) or p.name))
     moved = loaded + stored
     roof = traffic["roofline_cycles"]
-    # an array's loads and stores go through its read and its write channel: the busier one bounds it
-    busiest = max(ports.items(), key=lambda kv: (max(kv[1]), kv[0]), default=(None, [0, 0]))
+    # an array's loads and stores go through its read channels (one per slab with `--read-ports
+    # per-part`) and its write channel: the busiest channel bounds it
+    busiest = max(ports.items(), key=lambda kv: (max(kv[1]), kv[0]), default=((None, None), [0, 0]))
     max_inst, max_name, max_stmt = max(compute, default=(0, "", ""))
     tiling = net.tiling
     reason = tiling.reason if tiling is not None else ""
@@ -247,7 +249,7 @@ def network_figures(res, local_words: int) -> dict:
         "statement_instances": traffic["statement_instances"],
         "memory_words_per_cycle": traffic["memory_words_per_cycle"],
         "max_process_instances": max_inst, "max_process": max_name, "_max_statement": max_stmt,
-        "busiest_port": busiest[0], "port_words": max(busiest[1]),
+        "busiest_port": busiest[0][0], "_port_channel": busiest[0][1], "port_words": max(busiest[1]),
         "_port_loads": busiest[1][0], "_port_stores": busiest[1][1],
         "recurrence_stalls": _stalls(reason),
         "intensity": _round(traffic["statement_instances"] / moved, 4) if moved else None,
@@ -281,8 +283,10 @@ def explain(row: dict) -> str:
         if tc is not None and tc > TARGET_TRAFFIC:
             extra = f"; traffic is {tc:.2f} x compulsory ({row.get('traffic_note') or 'n/a'})"
         channel = "read" if row["_port_loads"] >= row["_port_stores"] else "write"
+        ch = row.get("_port_channel")
+        channel += f" channel `{ch}`" if ch not in (None, "rd", "wr") else " channel"
         parts.append((mem, f"memory-bound: array {row['busiest_port']} moves {pw} words through its {channel} "
-                           f"channel ({row['_port_loads']} loads, {row['_port_stores']} stores), bounding "
+                           f"({row['_port_loads']} loads, {row['_port_stores']} stores), bounding "
                            f"cycles/roofline at {mem:.2f}{extra}"))
     bound = row["bound_cycles"]
     ideal = row.get("ideal_cycles") or bound
