@@ -220,7 +220,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
 
     def port_of(array: str, part: str) -> int:
         slabs = sorted(reading[array])
-        if read_ports == "shared" or array in mem_writes or len(slabs) < 2:
+        # (one channel, too, where another array's load unit has the name a further channel's would)
+        if (read_ports == "shared" or array in mem_writes or len(slabs) < 2
+                or any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))):
             return 0
         return slabs.index(slab_of[part])
 
