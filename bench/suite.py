@@ -111,8 +111,9 @@ def _round(x: Optional[float], n: int = 3) -> Optional[float]:
     return None if x is None else round(x, n)
 
 
-def _traffic_note(res, ports: dict[str, list[int]]) -> str:
-    """Arrays moved more than their compulsory words, with how many tile bands move them."""
+def _traffic_note(res, ports: dict[tuple[str, str], list[int]]) -> str:
+    """Arrays moved more than their compulsory words (over all their channels), with how many tile
+    bands move them."""
     from hls.dpn.network import ProcessKind
 
     from hls.metrics import compulsory_by_array
@@ -123,8 +124,13 @@ def _traffic_note(res, ports: dict[str, list[int]]) -> str:
         if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
             its = res.tables.process(p.name).iterations
             bands.setdefault(p.array, set()).update((p.name, tuple(q)[:p.band_dims]) for q in its)
+    moved: dict[str, list[int]] = {}
+    for (arr, _channel), (ld, st) in ports.items():
+        m = moved.setdefault(arr, [0, 0])
+        m[0] += ld
+        m[1] += st
     out = []
-    for arr, (ld, st) in sorted(ports.items()):
+    for arr, (ld, st) in sorted(moved.items()):
         c = comp.get(arr, 0)
         if ld + st > c:
             out.append(f"{arr}: {ld} loads + {st} stores for {c} compulsory words, over {len(bands.get(arr, ()))} "
