@@ -137,7 +137,8 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     sizes_now = {**macros, **params}
     family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
     include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
-    parallel, uniform, read_ports = getattr(net, "partition", (int(getattr(options, "parallel", 1) or 1), False, "shared"))
+    parallel, uniform, read_ports = getattr(net, "partition",
+                                            (int(getattr(options, "parallel", 1) or 1), False, "shared"))
     fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
     fusion = getattr(t, "fusion", "separate")

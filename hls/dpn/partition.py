@@ -61,13 +61,6 @@ def _band_of(sched: isl.Map, band_dims: int) -> isl.Map:
     return sched.project_out(isl.dim_type.out, band_dims, n - band_dims)
 
 
-def _union_sets(sets: list[isl.Set]) -> isl.Set:
-    out = sets[0]
-    for x in sets[1:]:
-        out = out.union(x)
-    return iu.coalesced(out)
-
-
 def _union_maps(maps: list[isl.Map]) -> Optional[isl.Map]:
     out = None
     for m in maps:
@@ -218,13 +211,14 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             if r.id in mem_reads:
                 reading.setdefault(r.array, set()).update(slab for _, slab, _ in parts[st.name])
 
+    # array -> slab -> its read channel (one channel, too, where another array's load unit has the
+    # name a further channel's would)
+    channel_of = {array: {slab: k for k, slab in enumerate(sorted(slabs))} for array, slabs in reading.items()
+                  if read_ports == "per-part" and array not in mem_writes and len(slabs) > 1
+                  and not any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))}
+
     def port_of(array: str, part: str) -> int:
-        slabs = sorted(reading[array])
-        # (one channel, too, where another array's load unit has the name a further channel's would)
-        if (read_ports == "shared" or array in mem_writes or len(slabs) < 2
-                or any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))):
-            return 0
-        return slabs.index(slab_of[part])
+        return channel_of[array][slab_of[part]] if array in channel_of else 0
 
     def read_relation(rid: str, port: int, dom: Optional[isl.Set] = None) -> isl.Map:
         """{ S[y] -> LOAD[b, m] } of read `rid` on read channel `port`, of the instances in `dom`."""
@@ -240,7 +234,8 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             ports = {q: port_of(r.array, q) for q, _, _ in parts[st.name]}
             by_port = {k: [dq for q, _, dq in parts[st.name] if ports[q] == k] for k in sorted(set(ports.values()))}
             for k, doms in by_port.items():
-                m = read_relation(r.id, k) if len(by_port) == 1 else read_relation(r.id, k, _union_sets(doms))
+                m = (read_relation(r.id, k) if len(by_port) == 1
+                     else read_relation(r.id, k, iu.coalesced(iu.union(doms[1:], doms[0]))))
                 t = m.reverse().apply_range(_extend(sched[st.name], LOAD_SLOT, read_index[r.id]))
                 firsts[(r.array, k)] = t if (r.array, k) not in firsts else firsts[(r.array, k)].union(t)
     order = list(program.arrays)
@@ -291,9 +286,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         for r in st.reads:
             for q, _, dq in parts[st.name]:
                 if r.id in mem_reads:
-                    ld = load_name(r.array, port_of(r.array, q))
-                    add((ld, ld), (q, st.name), read_relation(r.id, port_of(r.array, q), dq).reverse(), r.array,
-                        "mem", r.id, "io")
+                    k = port_of(r.array, q)
+                    ld = load_name(r.array, k)
+                    add((ld, ld), (q, st.name), read_relation(r.id, k, dq).reverse(), r.array, "mem", r.id, "io")
                 for src, rel, rid in local:
                     if rid == r.id:
                         for p, _, dp in parts[src]:

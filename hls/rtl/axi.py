@@ -234,7 +234,8 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
             # a port adapter per read channel: the first also has the write channel and the base register
             for k, rd in enumerate(reads):
                 view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{rd}",
-                        "iw": a["aw"], "ew": a["width"], "load": a["load"], "store": a["store"] and k == 0, "primary": k == 0, "core_rd": rd,
+                        "iw": a["aw"], "ew": a["width"], "load": a["load"], "store": a["store"] and k == 0,
+                        "primary": k == 0, "core_rd": rd,
                         "inst": a["name"] if k == 0 else f"{a['name']}_{rd}", "base": f"a_{a['name']}_base",
                         "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
                 array_views.append(view)
