@@ -66,23 +66,30 @@ FIELDS = (
 # configurations
 
 
+WIDE_BITS = 512  # the memory width of the `w` configurations: an AXI port's
+
+
 def parse_config(name: str) -> dict:
     """`none` | `auto` | `pN` (auto tiling, N parallel compute processes per band) | `pNs` (the same
-    with one read channel per array, `--read-ports shared`) -> run options."""
+    with one read channel per array, `--read-ports shared`) | `autow`, `pNw` (with wide read ports,
+    `--mem-width 512`) -> run options."""
     if name == "none":
-        return {"tile": "none", "parallel": 1, "read_ports": "per-part"}
-    if name == "auto":
-        return {"tile": "auto", "parallel": 1, "read_ports": "per-part"}
-    m = re.fullmatch(r"p([1-9][0-9]*)(s?)", name)
+        return {"tile": "none", "parallel": 1, "read_ports": "per-part", "mem_width": 0}
+    if name in ("auto", "autow"):
+        return {"tile": "auto", "parallel": 1, "read_ports": "per-part",
+                "mem_width": WIDE_BITS if name == "autow" else 0}
+    m = re.fullmatch(r"p([1-9][0-9]*)([sw]?)", name)
     if m:
-        return {"tile": "auto", "parallel": int(m.group(1)), "read_ports": "shared" if m.group(2) else "per-part"}
-    raise ValueError(f"unknown configuration `{name}` (expected none, auto, pN or pNs, e.g. p2)")
+        return {"tile": "auto", "parallel": int(m.group(1)), "read_ports": "shared" if m.group(2) == "s" else "per-part",
+                "mem_width": WIDE_BITS if m.group(2) == "w" else 0}
+    raise ValueError(f"unknown configuration `{name}` (expected none, auto, autow, pN, pNs or pNw, e.g. p2)")
 
 
 def config_options(name: str) -> str:
     c = parse_config(name)
     return (f"--tile {c['tile']}" + (f" --parallel {c['parallel']}" if c["parallel"] > 1 else "")
-            + (" --read-ports shared" if c["read_ports"] == "shared" and c["parallel"] > 1 else ""))
+            + (" --read-ports shared" if c["read_ports"] == "shared" and c["parallel"] > 1 else "")
+            + (f" --mem-width {c['mem_width']}" if c["mem_width"] else ""))
 
 
 def config_parallel(name: str) -> int:
@@ -343,7 +350,7 @@ def measure(task: dict) -> dict:
     t0, cpu0 = time.perf_counter(), time.process_time()
     try:
         res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"],
-                          local_words=task["local_words"], read_ports=cfg["read_ports"]))
+                          local_words=task["local_words"], read_ports=cfg["read_ports"], mem_width=cfg["mem_width"]))
     except CompileError as e:  # includes UsageError: this compiler does not support the configuration
         row.update(status="skipped", note=_one_line(e.message))
         return row
@@ -723,7 +730,7 @@ def build_parser(prog: str = "python -m bench") -> argparse.ArgumentParser:
     p.add_argument("--kernels", metavar="A,B", help="comma-separated example names (default: every example)")
     p.add_argument("--configs", metavar="C,D", default=",".join(DEFAULT_CONFIGS),
                    help="configurations: none (--tile none), auto (--tile auto), pN (--tile auto --parallel N), "
-                        "pNs (the same with --read-ports shared); "
+                        "pNs (the same with --read-ports shared), autow and pNw (with --mem-width 512); "
                         f"default {','.join(DEFAULT_CONFIGS)}")
     add_backend_options(p, "rows", "this checkout")
     p.add_argument("--no-rtl", action="store_true", help="DPN-level figures only: no Verilog simulation")

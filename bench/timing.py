@@ -106,7 +106,7 @@ def _compile_here(job: dict, row: dict) -> Optional[tuple[dict, str]]:
     try:
         with target_clock(job["clock_mhz"]):
             res = run(Options(str(path), params=example_params(path), tile=cfg["tile"], parallel=cfg["parallel"],
-                              read_ports=cfg["read_ports"]))
+                              read_ports=cfg["read_ports"], mem_width=cfg["mem_width"]))
             design = generate(res.network)
     except CompileError as e:
         row.update(status="skipped", note=str(e.message)[:200])
@@ -137,6 +137,7 @@ def _compile_rev(job: dict, row: dict) -> Optional[tuple[dict, str]]:
         cmd = [sys.executable, "-m", "hls.cli", "compile", str(path), "--tile", cfg["tile"],
                *(["--parallel", str(cfg["parallel"])] if cfg["parallel"] > 1 else []),
                *(["--read-ports", "shared"] if cfg["read_ports"] == "shared" and cfg["parallel"] > 1 else []),
+               *(["--mem-width", str(cfg["mem_width"])] if cfg["mem_width"] else []),
                *cli_args(path),
                "-q", "-o", str(out)]
         try:

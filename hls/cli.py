@@ -76,6 +76,13 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
 
 
+def _mem_width_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mem-width", type=int, default=0, metavar="BITS",
+                   help="bits a memory read port moves per beat (a power of two up to 1024, e.g. 512): an array the "
+                        "kernel only reads gets one port of that width, shared by its load units, which fetch "
+                        "whole lines (docs/rtl-interface.md); default 0: one word per beat")
+
+
 def _clock_mhz_arg(p: argparse.ArgumentParser) -> None:
     """`--clock-mhz`, shared by `compile` and `estimate` (`hls/rtl/clock.py`)."""
     p.add_argument("--clock-mhz", type=float, default=None, metavar="F",
@@ -117,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "
                             "channel per parallel slab, each with its own load unit, so P processes get P words "
                             "per cycle; shared: one read channel per array")
+        _mem_width_arg(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
                             "band is cut into slabs of all its statements, when the cycle model shows no slowdown "
@@ -151,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--local-words", type=int, default=8192, metavar="W",
                    help="local memory budget for --tile auto, in words (default 8192)")
     e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+    _mem_width_arg(e)
     e.add_argument("--merge", choices=("auto", "none"), default="auto",
                    help="balance compute processes: merge light ones or cut bands into slabs (auto, default), "
                         "or keep one per statement (none)")
@@ -236,7 +245,7 @@ def _options(args: argparse.Namespace):
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
-                   getattr(args, "read_ports", "per-part"))
+                   getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -410,6 +419,9 @@ def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Option
 def _check_interface(args: argparse.Namespace) -> None:
     if args.axi_bundle and args.interface != "axi4":
         raise UsageError("--axi-bundle needs --interface axi4")
+    if args.interface == "axi4" and args.mem_width:
+        raise UsageError("--mem-width is not supported with --interface axi4 yet: its masters move one word per "
+                         "beat; the native interface has the wide read ports")
     if args.interface == "axi4" and args.command == "sim":
         raise UsageError("sim --interface axi4 is not supported: `sim` runs the native design; compile with "
                          "--interface axi4 to get the wrapper (tests/rtl/test_axi.py simulates it)")

@@ -331,9 +331,10 @@ def _cell(row: dict, key: str, note_width: int = 70) -> str:
     return cell(row[key])
 
 
-ROOFLINE_LEGEND = ("roofline: max(statement instances / compute processes, compulsory words / memory channels), "
-                   "the fewest cycles at one instance per compute process and one word per memory channel (an "
-                   "array's read channel, its write channel) per cycle; "
+ROOFLINE_LEGEND = ("roofline: max(statement instances / compute processes, the most cycles an array's memory "
+                   "channels need for its compulsory words), the fewest cycles at one instance per compute process "
+                   "and one word per memory channel (an array's read channels, its write channel) per cycle, a "
+                   "wide read port moving a line per cycle between its load units; "
                    "it changes with the number of compute processes a configuration has")
 
 

@@ -2,8 +2,8 @@
 
 Everything is counted with isl (`isl_utils.card`), never by enumerating instances, so a report costs
 the same at every problem size.  The roofline is the larger of two bounds: every compute process
-doing one iteration per cycle, and every memory channel (an array's read channel, its write channel)
-moving one word per cycle.
+doing one iteration per cycle, and every array's memory channels moving its compulsory words at one
+word per cycle and channel (a wide read port: a line per cycle between its load units).
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from typing import Optional
 
 import islpy as isl
 
+from .dpn.memports import words_per_beat
 from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
 from .poly import isl_utils as iu
 from .poly.program import PolyProgram
 
-__all__ = ["network_stats", "traffic", "traffic_words", "compulsory_by_array", "efficiency"]
+__all__ = ["network_stats", "traffic", "traffic_words", "compulsory_by_array", "compulsory_by_channel",
+           "memory_words_per_cycle", "efficiency"]
 
 
 def network_stats(net: ProcessNetwork) -> dict:
@@ -34,33 +36,50 @@ def network_stats(net: ProcessNetwork) -> dict:
 
 def compulsory_by_array(program: PolyProgram) -> dict[str, int]:
     """Per array: the elements read before any write (live-in) plus those left written (live-out)."""
+    out: dict[str, int] = {}
+    for (array, _kind), words in compulsory_by_channel(program).items():
+        out[array] = out.get(array, 0) + words
+    return out
+
+
+def compulsory_by_channel(program: PolyProgram) -> dict[tuple[str, str], int]:
+    """(array, "in" | "out") -> its live-in elements (read through its read channels) or live-out
+    ones (written through its write channel)."""
     sets: dict[tuple[str, str], isl.Set] = {}
     for kind, flows in (("in", program.flow.live_in), ("out", program.flow.live_out)):
         for access, m in flows.items():
             key = (program.access(access).array, kind)
             rng = m.range()
             sets[key] = sets[key].union(rng) if key in sets else rng
-    out: dict[str, int] = {}
-    for (array, _kind), s in sorted(sets.items()):
-        out[array] = out.get(array, 0) + iu.card(iu.coalesced(s))
-    return out
+    return {key: iu.card(iu.coalesced(s)) for key, s in sorted(sets.items())}
+
+
+def memory_words_per_cycle(net: ProcessNetwork) -> dict[tuple[str, str], int]:
+    """(array, "in" | "out") -> words its memory channels move per cycle: a store unit one, each load
+    unit one, and the load units behind a wide read port (`memports`) at most a line between them."""
+    wide = words_per_beat(net)
+    out: dict[tuple[str, str], int] = {}
+    for p in net.processes:
+        if p.kind in (ProcessKind.LOAD, ProcessKind.STORE):
+            key = (p.array, "in" if p.kind == ProcessKind.LOAD else "out")
+            out[key] = out.get(key, 0) + 1
+    return {k: min(v, wide[k[0]]) if k[1] == "in" and k[0] in wide else v for k, v in out.items()}
 
 
 def traffic(program: PolyProgram, net: ProcessNetwork) -> dict:
-    """Statement instances, the compulsory off-chip traffic and the roofline."""
+    """Statement instances, the compulsory off-chip traffic and the roofline: the larger of the
+    compute roof (instances / compute processes) and the memory roof, the most cycles any array's
+    channels need for its compulsory words at their words per cycle (`memory_words_per_cycle`)."""
     instances = sum(iu.card(s.domain) for s in program.statements)
-    compulsory = sum(compulsory_by_array(program).values())
+    by_channel = compulsory_by_channel(program)
     n_compute = sum(1 for p in net.processes if p.kind == ProcessKind.COMPUTE)
-    # Memory bandwidth: one word per cycle on each memory channel (the simulation memory's default): an
-    # array's read channel (its load unit's) and its write channel (its store unit's) move theirs in
-    # the same cycle.
-    channels = sum(1 for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE))
-    words_per_cycle = max(1, channels)
+    rate = memory_words_per_cycle(net)
+    memory_roof = max((-(-words // max(1, rate.get(key, 1))) for key, words in by_channel.items()), default=0)
     return {
         "statement_instances": instances,
-        "compulsory_words": compulsory,
-        "memory_words_per_cycle": words_per_cycle,
-        "roofline_cycles": max(-(-instances // max(1, n_compute)), -(-compulsory // words_per_cycle)),
+        "compulsory_words": sum(by_channel.values()),
+        "memory_words_per_cycle": max(1, sum(rate.values())),
+        "roofline_cycles": max(-(-instances // max(1, n_compute)), memory_roof),
     }
 
 

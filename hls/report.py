@@ -366,10 +366,15 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
                 a = arrays[array]
                 which = "" if len(a["reads"]) == 1 else f" (channel {a['reads'].index(ch) + 1} of {len(a['reads'])}, " \
                                                         "one per parallel slab: the load unit of its processes)"
+                line = a.get("line", 1)
+                what = (f"the row-major element index `addr`; one response per request, in request order, with "
+                        f"the {a['width']}-bit word `rdata`" if line == 1 else
+                        f"the line index `addr` (elements `addr*{line}` .. `addr*{line} + {line - 1}` in row-major "
+                        f"order); one response per request, in request order, with the line `rdata`, element "
+                        f"`addr*{line} + j` in bits `[j*{a['width']} +: {a['width']}]` (a wide read port, shared "
+                        f"by {len(a.get('units', []))} load unit(s) through a line reader)")
                 g = group(f"{array} read channel{'' if ch == 'rd' else ' ' + ch[2:]}",
-                          f"reads of {decl(a)}{which}: requests `valid`/`ready` with the row-major element index "
-                          f"`addr`; one response per request, in request order, with the {a['width']}-bit word "
-                          "`rdata`", bus=f"{array}_{ch}")
+                          f"reads of {decl(a)}{which}: requests `valid`/`ready` with {what}", bus=f"{array}_{ch}")
             else:
                 a = arrays[array]
                 g = group(f"{array} write channel", f"writes of {decl(a)}: requests `valid`/`ready` with the "

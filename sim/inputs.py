@@ -9,20 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import islpy as isl
 import numpy as np
 
-from hls.poly import isl_utils as iu
 from hls.poly.program import PolyProgram
 from hls.poly.types import ScalarType
-
-
-def array_shape(extent: isl.Set) -> tuple[int, ...]:
-    shape = []
-    for d in range(extent.dim(isl.dim_type.set)):
-        mx = iu.constant_value(extent.dim_max(d))
-        shape.append(0 if mx is None else mx + 1)
-    return tuple(shape)
 
 
 def _draw(rng: np.random.Generator, t: ScalarType, shape: tuple[int, ...]) -> np.ndarray:
@@ -68,7 +58,7 @@ def random_inputs(program: PolyProgram, seed: int) -> dict[str, object]:
             values[a.name] = _draw(rng, a.type, ()).item()
         else:
             arr = program.arrays[a.name]
-            values[a.name] = np.ascontiguousarray(_draw(rng, arr.type, array_shape(arr.extent)))
+            values[a.name] = np.ascontiguousarray(_draw(rng, arr.type, arr.bound_shape))
     return values
 
 

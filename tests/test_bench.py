@@ -77,10 +77,12 @@ def test_explain_names_the_bounds():
 
 
 def test_configs_and_cli_delegation(capsys):
-    assert suite.parse_config("p4") == {"tile": "auto", "parallel": 4, "read_ports": "per-part"}
-    assert suite.parse_config("p4s") == {"tile": "auto", "parallel": 4, "read_ports": "shared"}
+    assert suite.parse_config("p4") == {"tile": "auto", "parallel": 4, "read_ports": "per-part", "mem_width": 0}
+    assert suite.parse_config("p4s") == {"tile": "auto", "parallel": 4, "read_ports": "shared", "mem_width": 0}
+    assert suite.parse_config("p16w") == {"tile": "auto", "parallel": 16, "read_ports": "per-part", "mem_width": 512}
     assert suite.config_options("p2") == "--tile auto --parallel 2"
     assert suite.config_options("p2s") == "--tile auto --parallel 2 --read-ports shared"
+    assert suite.config_options("autow") == "--tile auto --mem-width 512"
     with pytest.raises(ValueError):
         suite.parse_config("fast")
     with pytest.raises(SystemExit) as e:

@@ -146,6 +146,7 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
     out = ProcessNetwork(net.program, net.time_dims, net.stage)
     out.tiling = net.tiling
     out.partition = net.partition
+    out.mem_width = net.mem_width
     out.notes = list(net.notes)
     for p in net.processes:
         if p.name not in new_name:

@@ -136,6 +136,7 @@ class ProcessNetwork:
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
         self.partition = (1, False, "shared")  # (parallel parts, uniform, read ports) of `partition.build_network`
+        self.mem_width = 0  # bits of a wide read port's line (`memports`); 0: one word per beat
         # whether compute processes read operands first needed after issue at that stage
         # (hls.rtl.datapath.late_reads) or every operand at issue; the cycle model chooses
         self.late_reads = True
@@ -191,6 +192,7 @@ class ProcessNetwork:
         n.notes = list(self.notes)
         n.tiling = self.tiling
         n.partition = self.partition
+        n.mem_width = self.mem_width
         n.late_reads = self.late_reads
         return n
 
@@ -204,6 +206,7 @@ class ProcessNetwork:
         n.notes = list(self.notes)
         n.tiling = self.tiling
         n.partition = self.partition
+        n.mem_width = self.mem_width
         n.late_reads = self.late_reads
         return n
 

@@ -44,6 +44,7 @@ def network_to_json(net: ProcessNetwork) -> dict:
         ],
         "notes": list(net.notes),
         "late_reads": net.late_reads,
+        "mem_width": net.mem_width,
     }
 
 
@@ -73,6 +74,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
         ))
     net.notes = list(data.get("notes", []))
     net.late_reads = bool(data.get("late_reads", True))
+    net.mem_width = int(data.get("mem_width", 0))
     return net
 
 

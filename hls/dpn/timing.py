@@ -14,7 +14,9 @@ model here runs the network the way the RTL does:
 - memory never holds a unit back: an array's load unit has its read channel and its store unit the
   write channel to themselves (one unit per channel; an array only read may have a read channel per
   parallel slab, `partition.READ_PORTS`), each channel moves a word per cycle,
-  and a load and a store of the array move theirs in the same cycle.  A store's "values" are the
+  and a load and a store of the array move theirs in the same cycle; except on a wide read port
+  (`memports`), where the load units of an array take turns for the one line a cycle it fetches,
+  each unit asking for a line only when it does not keep the requested word's.  A store's "values" are the
   memory-order tokens it owes loads, sent once the write's response is back, after the memory latency
   like a load's data (`hls.rtl.generate.process_latencies`).
 
@@ -31,6 +33,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
+from .memports import new_lines, words_per_beat
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
 
@@ -73,6 +76,7 @@ class Timing:
 # still in the pipeline; finished.
 STATES = ("busy", "full", "empty", "drain", "done")
 BUSY, FULL, EMPTY, DRAIN, DONE = range(len(STATES))
+LINE_PORT = "wide read port"  # what a load unit waits on while another unit of its port fetches a line
 
 
 class Interval(NamedTuple):
@@ -160,6 +164,9 @@ class Plan:
     chans: list
     steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
     values: list  # per channel: how many values it carries
+    # per process: None, or for a load unit on a wide read port (`memports`) the port's number and,
+    # per iteration, whether it fetches a line (the units of one port get a line a cycle between them)
+    lines: list = field(default_factory=list)
 
 
 def _channel_plan(c: Channel, tables: NetworkTables, index: Callable[[str], dict[tuple, int]]) -> tuple[list, list]:
@@ -218,7 +225,22 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
     units = [(p.array, p.kind, p.port) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
     # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
     assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
-    return Plan(procs, chans, steps, [len(tables.channel(c).readers) for c in chans])
+    return Plan(procs, chans, steps, [len(tables.channel(c).readers) for c in chans], _line_plan(net, tables))
+
+
+def _line_plan(net: ProcessNetwork, tables: NetworkTables) -> list:
+    """`Plan.lines`: which iterations of the load units on wide read ports fetch a line."""
+    wide = words_per_beat(net)
+    port = {a: k for k, a in enumerate(wide)}
+    out: list = []
+    for p in net.processes:
+        if p.kind != ProcessKind.LOAD or p.array not in wide:
+            out.append(None)
+            continue
+        shape = net.program.arrays[p.array].bound_shape
+        elements = [x[p.band_dims:] for x in tables.process(p.name).iterations]
+        out.append((port[p.array], new_lines(elements, shape, wide[p.array])))
+    return out
 
 
 def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping[str, int],
@@ -348,6 +370,34 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 here[j] = k
         return ens[0]
 
+    # load units on a wide read port (`memports`): (port, unit's rank on it, per iteration whether it
+    # fetches a line); the units asking for their port this cycle, and whose turn it is
+    lines = [None if ln is None else (ln[0], plan_.procs[i].port, ln[1]) for i, ln in enumerate(plan_.lines)] \
+        if plan_.lines else [None] * len(plan)
+    asking: list[list[int]] = [[] for _ in range(1 + max((ln[0] for ln in lines if ln is not None), default=-1))]
+    turn = [0] * len(asking)
+
+    def issue(i: int, k: int) -> None:
+        """Process i starts iteration k this cycle."""
+        nonlocal progress, last
+        joins = plan[i][4]
+        for ci, _v, free, slot in plan[i][1][k]:
+            if free:
+                frees.append((ci, slot))
+        if joins:
+            enter(i, joins, 0, k, 1, True)
+            before_last[i] += 1
+        else:
+            inflight[i].append((t + lat_of[i], plan[i][3][k]))
+        nxt[i] = k + 1
+        if k in checkpoints[i]:
+            for j in checkpoints[i][k]:
+                marks[i][j] = t
+        progress = True
+        last = max(last, t + 1)
+        if rec:
+            note(i, BUSY, None)
+
     while True:
         progress = False
         frees: list[tuple[int, int]] = []
@@ -411,22 +461,22 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 if rec:
                     note(i, EMPTY, chans[missing].name)
                 continue
-            for ci, _v, free, slot in reads[k]:
-                if free:
-                    frees.append((ci, slot))
-            if joins:
-                enter(i, joins, 0, k, 1, True)
-                before_last[i] += 1
-            else:
-                q.append((t + lat_of[i], writes[k]))
-            nxt[i] = k + 1
-            if k in checkpoints[i]:
-                for j in checkpoints[i][k]:
-                    marks[i][j] = t
-            progress = True
-            last = max(last, t + 1)
+            line = lines[i]
+            if line is not None and line[2][k]:  # its wide port serves one unit a cycle, in turn
+                asking[line[0]].append(i)
+                continue
+            issue(i, k)
+        for g, units in enumerate(asking):
+            if not units:
+                continue
+            granted = min(units, key=lambda u: (lines[u][1] < turn[g], lines[u][1]))
+            turn[g] = lines[granted][1] + 1
+            issue(granted, nxt[granted])
             if rec:
-                note(i, BUSY, None)
+                for u in units:
+                    if u != granted:
+                        note(u, EMPTY, LINE_PORT)
+            units.clear()
         for ci, s in frees:  # a word read this cycle is free from the next one
             fill[ci] -= 1
             slots[ci].discard(s)

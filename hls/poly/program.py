@@ -15,6 +15,7 @@ from typing import Mapping, Optional
 import islpy as isl
 
 from ..diagnostics import SourceLoc
+from . import isl_utils as iu
 from .expr import Expr
 from .types import ScalarType
 
@@ -70,6 +71,16 @@ class Array:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def bound_shape(self) -> tuple[int, ...]:
+        """Elements per dimension once the parameters are bound (0 where the extent is not a
+        constant): the row-major layout of the array in memory and in the testbench's data."""
+        shape = []
+        for d in range(self.extent.dim(isl.dim_type.set)):
+            mx = iu.constant_value(self.extent.dim_max(d))
+            shape.append(0 if mx is None else mx + 1)
+        return tuple(shape)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from ..diagnostics import CompileError
+from ..dpn.memports import line_slots, words_per_beat
 from ..dpn.network import Channel, ChannelKind, Process, ProcessKind, ProcessNetwork, Stage
 from ..dpn.timing import BUFFER_INREG_SLOTS
-from ..poly import isl_utils as iu
 from ..poly.expr import AffineValue, walk
 from ..poly.types import ScalarType
 from . import datapath, delay
@@ -31,6 +31,10 @@ FIFO_MULT_MODULE = "dpn_fifo_mult"
 BUFFER_MODULE = "dpn_buffer"
 MEM_MODULE = "dpn_mem"
 LOAD_TAGS = 8
+# Cycles a line reader (hw_templates/line_reader.v.j2) adds to a load's round trip: its request queue
+# and its line queue; a load unit behind one keeps that many more requests in flight
+LINE_READER_DELAY = 2
+LINE_READER_TAGS = LOAD_TAGS + 2 * LINE_READER_DELAY
 # Writes a store unit keeps without a response.  Behind the AXI4 port a write is answered after its burst
 # gathered up to 16 writes, went out as 16 W beats and got its B response, and the answers of a burst
 # then come one per cycle: about 50 cycles, so 64 keep a stream of writes going at one per cycle
@@ -39,10 +43,6 @@ STORE_TAGS = 64
 
 def clog2(n: int) -> int:
     return max(1, (max(1, n) - 1).bit_length())
-
-
-def array_shape(extent: isl.Set) -> list[int]:
-    return [iu.constant_value(extent.dim_max(d)) + 1 for d in range(extent.dim(isl.dim_type.set))]
 
 
 @dataclass
@@ -243,18 +243,26 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     for p in sorted((p for p in net.processes if p.kind == ProcessKind.LOAD), key=lambda p: p.port):
         reads.setdefault(p.array, []).append(read_channel(p.port))
     stores = {p.array for p in net.processes if p.kind == ProcessKind.STORE}
+    wide = words_per_beat(net)
     mems = []
     for a in program.args:
         if a.kind != "array":
             continue
         arr = program.arrays[a.name]
-        shape = array_shape(arr.extent)
+        shape = list(arr.bound_shape)
         words = 1
         for s in shape:
             words *= s
-        mems.append({"name": a.name, "width": arr.type.bits, "aw": clog2(words), "words": words, "shape": shape,
-                     "type": arr.type.name, "load": a.name in reads, "reads": reads.get(a.name, []),
-                     "store": a.name in stores})
+        m = {"name": a.name, "width": arr.type.bits, "aw": clog2(words), "words": words, "shape": shape,
+             "type": arr.type.name, "load": a.name in reads, "reads": reads.get(a.name, []),
+             "store": a.name in stores, "line": 1, "raw": clog2(words), "rd_width": arr.type.bits}
+        # the channels of its load units: the top's read channels, or a line reader's units
+        m["units"] = m["reads"]
+        if a.name in wide:
+            w = wide[a.name]
+            m.update(line=w, raw=clog2(-(-words // w)), rd_width=w * arr.type.bits, reads=["rd"],
+                     units=[f"u{k}" for k in range(len(m["reads"]))], reader=f"{kernel}_{a.name}_lines".lower())
+        mems.append(m)
     mem_by_name = {m["name"]: m for m in mems}
 
     procs = []
@@ -305,11 +313,12 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)], ctl)
                 fields, unpack = _route(outs, source="out_route")
                 bit = _route_width(outs)
-                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=LOAD_TAGS, tag_width=bit,
-                           tag_ptr_width=clog2(LOAD_TAGS), tag_fields=fields, tag_unpack=unpack, outs=outs,
+                tags = LINE_READER_TAGS if m["line"] > 1 else LOAD_TAGS
+                ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=tags, tag_width=bit,
+                           tag_ptr_width=clog2(tags), tag_fields=fields, tag_unpack=unpack, outs=outs,
                            ports=ports, port_decls=in_decls + out_decls, address=address, announced=announced(ports))
                 text = render("load_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, READ_SIGNALS, read_channel(proc.port)) + in_conns + out_conns
+                conns = _mem_conns(proc.array, READ_SIGNALS, m["units"][proc.port]) + in_conns + out_conns
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
                                                                           ("order", "memory order", True)], ctl)
@@ -337,6 +346,9 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     if ChannelKind.BUFFER in kinds:
         design.rtl[f"{BUFFER_MODULE}.v"] = render("buffer_sync.v.j2", module_name=BUFFER_MODULE, width=8, size=2,
                                                   addr_width=1, inreg_slots=BUFFER_INREG_SLOTS)
+    for m in mems:
+        if m["line"] > 1:
+            design.rtl[f"{m['reader']}.v"] = line_reader(m)
     design.rtl[f"{top}.v"] = render("top.v.j2", kernel=kernel, source=program.file, top=top, scalars=scalars, mems=mems,
                                     channels=channels, processes=procs, fifo_module=FIFO_MODULE,
                                     fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE,
@@ -344,12 +356,28 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     for m in mems:
         design.tb[f"{MEM_MODULE}_{m['name']}.v"] = render(
             "mem_model.v.j2", module_name=f"{MEM_MODULE}_{m['name']}", name=m["name"], width=m["width"],
-            addr_width=m["aw"], depth=m["words"])
+            addr_width=m["aw"], depth=m["words"], line=m["line"], read_addr_width=m["raw"])
     design.tb[f"{design.tb_top}.v"] = render("tb_top.v.j2", tb=design.tb_top, top=top, scalars=scalars, mems=mems,
                                              nproc=len(procs), mem_module=MEM_MODULE)
     design.interface = {"kernel": kernel, "top": top, "tb_top": design.tb_top, "scalars": scalars, "arrays": mems,
                         "processes": [p["name"] for p in procs], "params": values, "debug": debug}
     return design
+
+
+def line_reader(m: dict) -> str:
+    """The line reader of array view `m` (hw_templates/line_reader.v.j2): its units' word requests
+    onto the array's wide read port."""
+    units, words = len(m["units"]), m["line"]
+    # as many lines as requests: a unit walking down a column needs a line for every word (gemv's A
+    # in the point order that hides the accumulation's latency), one a cycle
+    lines = LINE_READER_TAGS
+    ob = words.bit_length() - 1
+    slots = line_slots(m["words"], words)
+    return render("line_reader.v.j2", module_name=m["reader"], array=m["name"], units=units, words=words, ob=ob,
+                  slots=slots, slot_width=clog2(slots),
+                  width=m["width"], aw=m["aw"], law=m["raw"], pad=m["raw"] + ob - m["aw"],
+                  entries=LINE_READER_TAGS, entries_ptr=clog2(LINE_READER_TAGS), lines=lines,
+                  lines_ptr=clog2(lines), owners_ptr=clog2(units * lines), owner_width=clog2(units))
 
 
 def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple[list[str], dict]:
@@ -388,7 +416,8 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
             f["r_addr"] = add(f"{n}_r_addr", clog2(c.depth))
         chans.append({"name": n, "kind": c.kind.value, "depth": c.depth, "producer": c.producer,
                       "consumer": c.consumer, "fields": f, "probes": {"sel": f"u_{c.consumer}.sel_{n}_r"}})
-    units = {(p.array, read_channel(p.port) if p.kind == ProcessKind.LOAD else "wr"): p
+    narrow = {m["name"]: m["units"] for m in mems}
+    units = {(p.array, narrow[p.array][p.port] if p.kind == ProcessKind.LOAD else "wr"): p
              for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)}
     ports = []
     for m in mems:
@@ -396,7 +425,7 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
         if not (m["load"] or m["store"]):
             continue
         entry: dict = {"name": a, "units": []}
-        for ch in m["reads"] + (["wr"] if m["store"] else []):
+        for ch in m["units"] + (["wr"] if m["store"] else []):
             f = {"req_valid": add(f"{a}_{ch}_req_valid", new_group=True), "req_ready": add(f"{a}_{ch}_req_ready"),
                  "rsp_valid": add(f"{a}_{ch}_rsp_valid"), "rsp_ready": add(f"{a}_{ch}_rsp_ready")}
             unit = units[(a, ch)]
@@ -513,11 +542,12 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
     memory latency, and so does a store: its memory-order tokens wait for the write's response, and
     the run is over only once every write has its response."""
     out = {}
+    wide = words_per_beat(net)
     for proc in net.processes:
         if proc.kind == ProcessKind.COMPUTE:
             out[proc.name] = max(1, _at_issue(net, proc).depth)
-        else:  # request, memory, response into the output buffer
-            out[proc.name] = memory_latency + 3
+        else:  # request, memory, response into the output buffer (through a line reader)
+            out[proc.name] = memory_latency + 3 + (LINE_READER_DELAY if proc.array in wide else 0)
     return out
 
 

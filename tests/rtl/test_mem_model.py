@@ -163,3 +163,15 @@ def test_mem_model_lint_clean(width: int, depth: int, addr_width: int, tmp_path:
     )
     params = {"WIDTH": width, "DEPTH": depth, "AW": addr_width, "QUEUE": 5 + depth}
     assert lint_verilator([other], TOP, parameters=params) == []
+
+
+@pytest.mark.parametrize(("width", "depth", "line"), [(32, 10, 4), (8, 3, 64), (64, 64, 8)])
+def test_wide_read_port_lint_clean(width: int, depth: int, line: int, tmp_path: Path) -> None:
+    """A read channel of lines (`LINE` words, `RAW` address bits: hls/dpn/memports.py), an array smaller
+    than one line included."""
+    name = f"mem_w{width}_d{depth}_l{line}"
+    addr_width = max(1, (depth - 1).bit_length())
+    raw = max(1, (-(-depth // line) - 1).bit_length())
+    src = render_to_file(tmp_path / f"{name}.v", "mem_model.v.j2", module_name=name, name="B", width=width,
+                         addr_width=addr_width, depth=depth, line=line, read_addr_width=raw)
+    assert lint_verilator([src], name) == []
