@@ -76,11 +76,15 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
 
 
-def _mem_width_arg(p: argparse.ArgumentParser) -> None:
+def _memory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mem-width", type=int, default=0, metavar="BITS",
                    help="bits a memory read port moves per beat (a power of two up to 1024, e.g. 512): an array the "
                         "kernel only reads gets one port of that width, shared by its load units, which fetch "
                         "whole lines (docs/rtl-interface.md); default 0: one word per beat")
+    p.add_argument("--mem-latency", type=int, default=4, metavar="L",
+                   help="cycles from a memory request to its response (default 4; DDR behind an interconnect: about "
+                        "20): the load and store units keep that many requests in flight, the cycle model waits "
+                        "that long, and `sim` runs its memory models with it")
 
 
 def _clock_mhz_arg(p: argparse.ArgumentParser) -> None:
@@ -124,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "
                             "channel per parallel slab, each with its own load unit, so P processes get P words "
                             "per cycle; shared: one read channel per array")
-        _mem_width_arg(c)
+        _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
                             "band is cut into slabs of all its statements, when the cycle model shows no slowdown "
@@ -159,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--local-words", type=int, default=8192, metavar="W",
                    help="local memory budget for --tile auto, in words (default 8192)")
     e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
-    _mem_width_arg(e)
+    _memory_args(e)
     e.add_argument("--merge", choices=("auto", "none"), default="auto",
                    help="balance compute processes: merge light ones or cut bands into slabs (auto, default), "
                         "or keep one per statement (none)")
@@ -245,7 +249,8 @@ def _options(args: argparse.Namespace):
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
-                   getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0))
+                   getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0),
+                   getattr(args, "mem_latency", 4))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -309,7 +314,7 @@ def _write_rtl(outdir: Path, res, args: argparse.Namespace, design) -> None:
     cfg = {
         "tb_top": design.tb_top, "top": design.top,
         "rtl_files": [f.name for f in rtl_files], "tb_files": [f.name for f in tb_files],
-        "arrays": design.interface["arrays"],
+        "arrays": design.interface["arrays"], "memory_latency": res.network.mem_latency,
         "test": {"scalars": {s["port"]: scalar_bits(inputs[s["name"]], s["type"]) for s in design.interface["scalars"]},
                  "processes": design.interface["processes"], "quiet_limit": 5000, "max_cycles": 10_000_000},
     }
@@ -466,7 +471,7 @@ def _run_rtl(res, inputs, args: argparse.Namespace, trace: Optional[str] = None)
     design = generate(res.network)
     with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
         out = run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator,
-                      progress=not args.quiet, trace=trace)
+                      progress=not args.quiet, trace=trace, latency=res.network.mem_latency)
         if trace is not None:
             dumps = sorted(Path(work).rglob(f"*.{trace}"))
             if not dumps:

@@ -13,10 +13,10 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from .diagnostics import UsageError
 from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels
-from .dpn.network import ProcessNetwork
+from .dpn.network import MEMORY_LATENCY, ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
-from .dpn.memports import check_mem_width
+from .dpn.memports import check_mem_latency, check_mem_width
 from .dpn.partition import READ_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
 from .rtl.generate import process_latencies, read_stages
@@ -54,6 +54,7 @@ class Options:
     merge: str = "auto"  # "auto": merge light compute processes when the cycle model allows (hls/dpn/merge.py)
     read_ports: str = "per-part"  # at --parallel P > 1, arrays only read: a read channel per slab (READ_PORTS)
     mem_width: int = 0  # bits of a wide read port's line (hls/dpn/memports.py); 0: one word per beat
+    mem_latency: int = MEMORY_LATENCY  # cycles from a memory request to its response, for the model and the tags
 
 
 @dataclass
@@ -123,7 +124,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     stages = []
     net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                                        onchip_words=opts.local_words // 4, read_ports=_read_ports(opts))
-    net.mem_width = opts.mem_width
+    net.mem_width, net.mem_latency = opts.mem_width, opts.mem_latency
     stages.append(("partition", net))
     net = merge_processes(net, groups)
     stages.append(("merge", net))
@@ -497,7 +498,7 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         raise UsageError(f"--parallel must be a positive integer, got {opts.parallel}")
     if opts.read_ports not in READ_PORTS:
         raise UsageError(f"--read-ports must be one of {', '.join(READ_PORTS)}, got `{opts.read_ports}`")
-    bad_width = check_mem_width(opts.mem_width)
+    bad_width = check_mem_width(opts.mem_width) or check_mem_latency(opts.mem_latency)
     if bad_width:
         raise UsageError(bad_width)
     if opts.parallel > 1 and tile_sizes is None:

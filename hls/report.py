@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import islpy as isl
 
 from .diagnostics import CompileError, UsageError
-from .dpn.network import ChannelKind, ProcessKind, ProcessNetwork
+from .dpn.network import MEMORY_LATENCY, ChannelKind, ProcessKind, ProcessNetwork
 from .dpn.tables import NetworkTables
 from .poly import isl_utils as iu
 from .poly.program import PolyProgram
@@ -428,13 +428,12 @@ def source_map(program: PolyProgram, net: ProcessNetwork) -> list[dict]:
     return rows
 
 
-def latency(summary: dict, clock_mhz: Optional[float], estimate: Optional[dict] = None) -> dict:
+def latency(summary: dict, clock_mhz: Optional[float], estimate: Optional[dict] = None,
+            memory_latency: int = MEMORY_LATENCY) -> dict:
     """The kernel's modelled latency in cycles (`hls/dpn/timing.py`), and in µs at the clock target and,
     when an estimate gives one, at the estimated Fmax."""
-    from .dpn.timing import MEMORY_LATENCY
-
     cycles = summary.get("estimated_cycles")
-    out: dict[str, Any] = {"cycles": cycles, "source": "cycle model", "memory_latency": MEMORY_LATENCY}
+    out: dict[str, Any] = {"cycles": cycles, "source": "cycle model", "memory_latency": memory_latency}
     if cycles and clock_mhz:
         out["clock_mhz"] = clock_mhz
         out["us_at_clock_target"] = round(cycles / clock_mhz, 3)
@@ -478,7 +477,7 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict, *, top
     head: dict[str, Any] = {"kernel": program.name, "file": program.file}
     if top is not None:
         head["top"] = top
-    head["latency"] = latency(summary, (top or {}).get("clock_mhz"), estimate)
+    head["latency"] = latency(summary, (top or {}).get("clock_mhz"), estimate, net.mem_latency)
     if estimate is not None:
         head["estimate"] = estimate
     return {**head, "params": program.param_values(), "tiling": tiling, "summary": summary, "processes": procs,
@@ -519,7 +518,8 @@ def write_reports(outdir: Path, program: PolyProgram, net: ProcessNetwork, summa
     lat = data["latency"]
     if lat["cycles"]:
         text = (f"Estimated latency: {lat['cycles']} cycles from `start` to `done` (cycle model, memory latency "
-                f"{lat['memory_latency']} cycles, one word per cycle per array"
+                f"{lat['memory_latency']} cycles, one word per cycle per memory channel or a line per cycle per "
+                "wide read port"
                 + ("; of the core: AXI4 latency comes on top" if (top or {}).get("interface") == "axi4" else "")
                 + ")")
         if "us_at_fmax" in lat:

@@ -80,8 +80,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description="Build and run this testbench under Verilator; compare with gcc.")
     ap.add_argument("--stall", type=float, default=0.0, help="random back-pressure probability (0..1)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the memories' stalls")
-    ap.add_argument("--latency", type=int, default=4,
-                    help="memory latency in cycles (reads, and write responses unless --write-latency)")
+    ap.add_argument("--latency", type=int,
+                    help="memory latency in cycles (reads, and write responses unless --write-latency; default the "
+                         "one the design was compiled for, --mem-latency)")
     ap.add_argument("--write-latency", type=int, help="cycles from a write's request to its response")
     ap.add_argument("--trace", metavar="FILE", help="dump the waveform to FILE.fst or FILE.vcd")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the build and simulation logs")
@@ -111,6 +112,8 @@ def main() -> int:
     os.environ["MAKEFLAGS"] = (os.environ.get("MAKEFLAGS", "") + " CFG_CXXFLAGS_PCH_I=-include").strip()
 
     cfg = json.loads((HERE / "config.json").read_text())
+    if args.latency is None:
+        args.latency = cfg.get("memory_latency", 4)
     sources = [HERE.parent / "rtl" / f for f in cfg["rtl_files"]] + [HERE / f for f in cfg["tb_files"]]
     run_dir = HERE / "run"
     run_dir.mkdir(exist_ok=True)

@@ -25,6 +25,7 @@ from typing import Optional
 from .network import ProcessKind, ProcessNetwork
 
 MAX_MEM_WIDTH = 1024  # bits: AXI4's widest data bus
+MAX_MEM_LATENCY = 250  # cycles: the simulation memory model queues up to 256 requests (latency + 2)
 # Lines a load unit keeps: a walk down a column of up to this many rows (or a wavefront across them)
 # fetches each line once.  32 lines of 512 bits are 16 Kbit, one block RAM's worth, per unit.
 LINE_SLOTS = 32
@@ -36,6 +37,13 @@ def check_mem_width(bits: int) -> Optional[str]:
         return None
     if bits < 8 or bits > MAX_MEM_WIDTH or bits & (bits - 1):
         return f"--mem-width must be 0 or a power of two from 8 to {MAX_MEM_WIDTH} bits, got {bits}"
+    return None
+
+
+def check_mem_latency(cycles: int) -> Optional[str]:
+    """Why `cycles` is not a memory latency the simulation memory model can give, or None."""
+    if not 1 <= cycles <= MAX_MEM_LATENCY:
+        return f"--mem-latency must be from 1 to {MAX_MEM_LATENCY} cycles, got {cycles}"
     return None
 
 

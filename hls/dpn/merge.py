@@ -147,6 +147,7 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
     out.tiling = net.tiling
     out.partition = net.partition
     out.mem_width = net.mem_width
+    out.mem_latency = net.mem_latency
     out.notes = list(net.notes)
     for p in net.processes:
         if p.name not in new_name:

@@ -21,6 +21,10 @@ from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from ..poly.types import ScalarType
 
+# Cycles from a memory request to its response the network is built for, by default (`--mem-latency`):
+# the simulation memory model's default (docs/rtl-interface.md)
+MEMORY_LATENCY = 4
+
 
 class ProcessKind(str, enum.Enum):
     COMPUTE = "compute"
@@ -137,6 +141,7 @@ class ProcessNetwork:
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
         self.partition = (1, False, "shared")  # (parallel parts, uniform, read ports) of `partition.build_network`
         self.mem_width = 0  # bits of a wide read port's line (`memports`); 0: one word per beat
+        self.mem_latency = MEMORY_LATENCY  # cycles from a memory request to its response (`memports`)
         # whether compute processes read operands first needed after issue at that stage
         # (hls.rtl.datapath.late_reads) or every operand at issue; the cycle model chooses
         self.late_reads = True
@@ -193,6 +198,7 @@ class ProcessNetwork:
         n.tiling = self.tiling
         n.partition = self.partition
         n.mem_width = self.mem_width
+        n.mem_latency = self.mem_latency
         n.late_reads = self.late_reads
         return n
 
@@ -207,6 +213,7 @@ class ProcessNetwork:
         n.tiling = self.tiling
         n.partition = self.partition
         n.mem_width = self.mem_width
+        n.mem_latency = self.mem_latency
         n.late_reads = self.late_reads
         return n
 

@@ -8,7 +8,7 @@ import islpy as isl
 from ..diagnostics import SourceLoc
 from ..poly.program import PolyProgram
 from ..poly.types import BY_NAME
-from .network import Channel, ChannelKind, Member, Process, ProcessKind, ProcessNetwork, Stage
+from .network import MEMORY_LATENCY, Channel, ChannelKind, Member, Process, ProcessKind, ProcessNetwork, Stage
 
 FORMAT_VERSION = 2  # 2: compute processes list their member statements
 
@@ -45,6 +45,7 @@ def network_to_json(net: ProcessNetwork) -> dict:
         "notes": list(net.notes),
         "late_reads": net.late_reads,
         "mem_width": net.mem_width,
+        "mem_latency": net.mem_latency,
     }
 
 
@@ -75,6 +76,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
     net.notes = list(data.get("notes", []))
     net.late_reads = bool(data.get("late_reads", True))
     net.mem_width = int(data.get("mem_width", 0))
+    net.mem_latency = int(data.get("mem_latency", MEMORY_LATENCY))
     return net
 
 

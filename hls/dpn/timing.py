@@ -37,7 +37,6 @@ from .memports import new_lines, words_per_beat
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
 
-MEMORY_LATENCY = 4  # the simulation memory's default (docs/rtl-interface.md)
 # A word written to a channel waits this many cycles in the channel's input register (a FIFO's) or
 # queue (a buffer's) before its consumer can see it: the consumer's operand flags are registers
 # computed a cycle ahead, and a buffer's slot lookup is off the producer's handshake

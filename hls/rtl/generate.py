@@ -30,11 +30,12 @@ FIFO_MODULE = "dpn_fifo"
 FIFO_MULT_MODULE = "dpn_fifo_mult"
 BUFFER_MODULE = "dpn_buffer"
 MEM_MODULE = "dpn_mem"
+# Reads a load unit keeps without a response: a round trip at the network's memory latency and more
+# (`load_tags`), so that a unit asks for a word every cycle
 LOAD_TAGS = 8
 # Cycles a line reader (hw_templates/line_reader.v.j2) adds to a load's round trip: its request queue
 # and its line queue; a load unit behind one keeps that many more requests in flight
 LINE_READER_DELAY = 2
-LINE_READER_TAGS = LOAD_TAGS + 2 * LINE_READER_DELAY
 # Writes a store unit keeps without a response.  Behind the AXI4 port a write is answered after its burst
 # gathered up to 16 writes, went out as 16 W beats and got its B response, and the answers of a burst
 # then come one per cycle: about 50 cycles, so 64 keep a stream of writes going at one per cycle
@@ -313,7 +314,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("order", "memory order", True)], ctl)
                 fields, unpack = _route(outs, source="out_route")
                 bit = _route_width(outs)
-                tags = LINE_READER_TAGS if m["line"] > 1 else LOAD_TAGS
+                tags = load_tags(net, m["line"] > 1)
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], tags=tags, tag_width=bit,
                            tag_ptr_width=clog2(tags), tag_fields=fields, tag_unpack=unpack, outs=outs,
                            ports=ports, port_decls=in_decls + out_decls, address=address, announced=announced(ports))
@@ -326,7 +327,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 fields, unpack = _route(outs, source="out_route")
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
                            port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"],
-                           announced=announced(ports), tags=STORE_TAGS, tag_ptr_width=clog2(STORE_TAGS),
+                           announced=announced(ports), tags=store_tags(net), tag_ptr_width=clog2(store_tags(net)),
                            tag_width=max(1, _route_width(outs)), tag_fields=fields, tag_unpack=unpack)
                 text = render("store_unit.v.j2", **ctx)
                 conns = _mem_conns(proc.array, WRITE_SIGNALS) + in_conns + out_conns
@@ -348,7 +349,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                                                   addr_width=1, inreg_slots=BUFFER_INREG_SLOTS)
     for m in mems:
         if m["line"] > 1:
-            design.rtl[f"{m['reader']}.v"] = line_reader(m)
+            design.rtl[f"{m['reader']}.v"] = line_reader(m, load_tags(net, True))
     design.rtl[f"{top}.v"] = render("top.v.j2", kernel=kernel, source=program.file, top=top, scalars=scalars, mems=mems,
                                     channels=channels, processes=procs, fifo_module=FIFO_MODULE,
                                     fifo_mult_module=FIFO_MULT_MODULE, buffer_module=BUFFER_MODULE,
@@ -364,19 +365,19 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     return design
 
 
-def line_reader(m: dict) -> str:
+def line_reader(m: dict, entries: int) -> str:
     """The line reader of array view `m` (hw_templates/line_reader.v.j2): its units' word requests
-    onto the array's wide read port."""
+    onto the array's wide read port; `entries`: requests a unit keeps in flight."""
     units, words = len(m["units"]), m["line"]
     # as many lines as requests: a unit walking down a column needs a line for every word (gemv's A
     # in the point order that hides the accumulation's latency), one a cycle
-    lines = LINE_READER_TAGS
+    lines = entries
     ob = words.bit_length() - 1
     slots = line_slots(m["words"], words)
     return render("line_reader.v.j2", module_name=m["reader"], array=m["name"], units=units, words=words, ob=ob,
                   slots=slots, slot_width=clog2(slots),
                   width=m["width"], aw=m["aw"], law=m["raw"], pad=m["raw"] + ob - m["aw"],
-                  entries=LINE_READER_TAGS, entries_ptr=clog2(LINE_READER_TAGS), lines=lines,
+                  entries=entries, entries_ptr=clog2(entries), lines=lines,
                   lines_ptr=clog2(lines), owners_ptr=clog2(units * lines), owner_width=clog2(units))
 
 
@@ -535,7 +536,19 @@ def read_stages(net: ProcessNetwork) -> dict[str, dict[str, int]]:
     return out
 
 
-def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str, int]:
+def store_tags(net: ProcessNetwork) -> int:
+    """Writes a store unit keeps without a response: `STORE_TAGS`, or a round trip at a longer memory
+    latency."""
+    return max(STORE_TAGS, net.mem_latency + 8)
+
+
+def load_tags(net: ProcessNetwork, wide: bool) -> int:
+    """Requests a load unit keeps in flight: its round trip (request, memory, response into the output
+    buffer, a line reader's two cycles) and one more, at least `LOAD_TAGS`."""
+    return max(LOAD_TAGS, net.mem_latency + 4) + (2 * LINE_READER_DELAY if wide else 0)
+
+
+def process_latencies(net: ProcessNetwork) -> dict[str, int]:
     """Cycles from starting an iteration to its result being offered to its channels (the cycle
     model makes it readable one cycle later), per process: the datapath stages, whose last one
     drives the channels (a datapath without stages has an output register instead); a load adds the
@@ -547,7 +560,7 @@ def process_latencies(net: ProcessNetwork, memory_latency: int = 4) -> dict[str,
         if proc.kind == ProcessKind.COMPUTE:
             out[proc.name] = max(1, _at_issue(net, proc).depth)
         else:  # request, memory, response into the output buffer (through a line reader)
-            out[proc.name] = memory_latency + 3 + (LINE_READER_DELAY if proc.array in wide else 0)
+            out[proc.name] = net.mem_latency + 3 + (LINE_READER_DELAY if proc.array in wide else 0)
     return out
 
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from hls.dpn.memports import LINE_SLOTS, check_mem_width, line_slots, new_lines, row_major, words_per_beat
+from hls.dpn.memports import (LINE_SLOTS, check_mem_latency, check_mem_width, line_slots, new_lines, row_major,
+                              words_per_beat)
 from hls.metrics import memory_words_per_cycle, traffic
 from hls.pipeline import Options, run
 from tests.kernels import ROOT, example_params, run_cli
@@ -54,6 +55,11 @@ def test_mem_width_values(bits, ok):
     assert (check_mem_width(bits) is None) == ok
 
 
+@pytest.mark.parametrize("cycles,ok", [(1, True), (4, True), (20, True), (250, True), (0, False), (251, False)])
+def test_mem_latency_values(cycles, ok):
+    assert (check_mem_latency(cycles) is None) == ok
+
+
 def test_only_arrays_never_written_get_a_wide_port():
     net = run(Options(str(GEMV), params=example_params(GEMV), tile="auto", parallel=4, mem_width=512)).network
     assert net.mem_width == 512
@@ -86,10 +92,17 @@ def test_bad_mem_width_is_a_usage_error(capsys):
     code, _, err = run_cli(["compile", str(GEMV), *SIZES, "--mem-width", "512", "--interface", "axi4", "-o",
                             "unused"], capsys)
     assert code == 2 and "--mem-width" in err and "axi4" in err
+    code, _, err = run_cli(["sim", str(GEMV), *SIZES, "--mem-latency", "0", "--dpn-only"], capsys)
+    assert code == 2 and "--mem-latency" in err
 
 
-def test_the_network_keeps_its_width_in_dpn_json(tmp_path, capsys):
-    code, out, _ = run_cli(["compile", str(GEMV), *SIZES, "--mem-width", "256", "-o", str(tmp_path / "o")], capsys)
+def test_the_network_keeps_its_memory_in_dpn_json(tmp_path, capsys):
+    code, out, _ = run_cli(["compile", str(GEMV), *SIZES, "--mem-width", "256", "--mem-latency", "20", "-o",
+                            str(tmp_path / "o")], capsys)
     assert code == 0, out
     data = json.loads((tmp_path / "o" / "dpn.json").read_text())
-    assert data["mem_width"] == 256
+    assert data["mem_width"] == 256 and data["mem_latency"] == 20
+    # the standalone testbench runs its memories at the latency the design was built for
+    assert json.loads((tmp_path / "o" / "tb" / "config.json").read_text())["memory_latency"] == 20
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["latency"]["memory_latency"] == 20
