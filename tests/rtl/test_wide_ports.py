@@ -46,6 +46,7 @@ def test_four_slabs_share_one_wide_port_at_the_pace_of_four_narrow_ones(tmp_path
     _rtl(wide, tmp_path / "stall", rtl_cache, seed=4, stall=0.3)
 
 
+@pytest.mark.slow  # 60 s: two designs, three runs; the default suite keeps the p4 and narrow-element cases
 def test_a_column_longer_than_the_kept_lines_behind_a_slow_memory(tmp_path, rtl_cache):
     """gemv at --parallel 1 walks A's columns over 40 rows, more than a unit keeps: lines are fetched
     again, and a 128-bit port (4 floats) has lines of another size than the array's rows (n = 10).
