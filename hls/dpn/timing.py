@@ -163,8 +163,9 @@ class Plan:
     chans: list
     steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
     values: list  # per channel: how many values it carries
-    # per process: None, or for a load unit on a wide read port (`memports`) the port's number and,
-    # per iteration, whether it fetches a line (the units of one port get a line a cycle between them)
+    # per process: None, or for a load unit on a wide read port (`memports`) the port's number, the
+    # unit's rank on it (`Process.port`) and, per iteration, whether it fetches a line (the units of
+    # one port get a line a cycle between them, in turn by rank)
     lines: list = field(default_factory=list)
 
 
@@ -238,7 +239,7 @@ def _line_plan(net: ProcessNetwork, tables: NetworkTables) -> list:
             continue
         shape = net.program.arrays[p.array].bound_shape
         elements = [x[p.band_dims:] for x in tables.process(p.name).iterations]
-        out.append((port[p.array], new_lines(elements, shape, wide[p.array])))
+        out.append((port[p.array], p.port, new_lines(elements, shape, wide[p.array])))
     return out
 
 
@@ -369,10 +370,9 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 here[j] = k
         return ens[0]
 
-    # load units on a wide read port (`memports`): (port, unit's rank on it, per iteration whether it
-    # fetches a line); the units asking for their port this cycle, and whose turn it is
-    lines = [None if ln is None else (ln[0], plan_.procs[i].port, ln[1]) for i, ln in enumerate(plan_.lines)] \
-        if plan_.lines else [None] * len(plan)
+    # load units on a wide read port (`Plan.lines`); the units asking for their port this cycle, and
+    # whose turn it is
+    lines = plan_.lines or [None] * len(plan)
     asking: list[list[int]] = [[] for _ in range(1 + max((ln[0] for ln in lines if ln is not None), default=-1))]
     turn = [0] * len(asking)
 

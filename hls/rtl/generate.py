@@ -323,11 +323,12 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             else:
                 ports, in_decls, in_conns = _in_ports(net, proc, values, [("mem", "data", False),
                                                                           ("order", "memory order", True)], ctl)
+                tags = store_tags(net)
                 outs, out_decls, out_conns = _out_ports(net, proc, values, ctl)
                 fields, unpack = _route(outs, source="out_route")
                 ctx.update(array=proc.array, aw=m["aw"], width=m["width"], ports=ports, outs=outs,
                            port_decls=in_decls + out_decls, address=address, data_port=ports[0]["signal"],
-                           announced=announced(ports), tags=store_tags(net), tag_ptr_width=clog2(store_tags(net)),
+                           announced=announced(ports), tags=tags, tag_ptr_width=clog2(tags),
                            tag_width=max(1, _route_width(outs)), tag_fields=fields, tag_unpack=unpack)
                 text = render("store_unit.v.j2", **ctx)
                 conns = _mem_conns(proc.array, WRITE_SIGNALS) + in_conns + out_conns
