@@ -91,6 +91,7 @@ def test_explore_model_sweep(tmp_path, capsys, monkeypatch):
     assert "explore [" in cap.err and "6/6" in cap.err
 
 
+@pytest.mark.slow  # 67 s; the explore model rows and closed forms stay in the default run
 def test_explore_sim_row(tmp_path, capsys, monkeypatch, rtl_cache):
     if not os.environ.get("DPN_SYNTH_CACHE"):
         monkeypatch.setenv("DPN_SYNTH_CACHE", str(rtl_cache))

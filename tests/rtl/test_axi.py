@@ -114,7 +114,8 @@ def _check_outputs(rec: dict, expected: dict) -> None:
 
 CASES = [
     # (source, extra compile flags, runs (seed, base shift, interrupt), stall)
-    pytest.param(EXAMPLES / "gemm-int.c", [], [(0, 0, True), (1, 0x40, False)], 0.3, id="gemm-int-per-array"),
+    pytest.param(EXAMPLES / "gemm-int.c", [], [(0, 0, True), (1, 0x40, False)], 0.3, id="gemm-int-per-array",
+                 marks=pytest.mark.slow),  # masters per array: gemm-int-read-ports has them too
     pytest.param(EXAMPLES / "jacobi-1d.c", ["--axi-bundle"], [(2, 0, False)], 0.2, id="jacobi-1d-bundle",
                  marks=pytest.mark.slow),  # bundling is covered by mixed-width-bundle
     pytest.param(None, ["--axi-bundle"], [(3, 0x20, True)], 0.2, id="mixed-width-bundle"),

@@ -30,7 +30,7 @@ _SLICE_CHECK = ("            always @(posedge clk) if (!rst && (q_we != g_slice[
                 "                $fatal(1, \"%m: a slice's copies differ from the first slice's\");\n")
 
 
-@pytest.mark.parametrize("kernel", ["atax", "conv2d"])
+@pytest.mark.parametrize("kernel", ["atax", pytest.param("conv2d", marks=pytest.mark.slow)])
 def test_fifo_slice_copies_equal_the_first_slice(kernel, tmp_path, rtl_cache):
     path = ROOT / "examples" / f"{kernel}.c"
     res = run(Options(str(path), params=example_params(path), tile="auto"))

@@ -230,6 +230,7 @@ def _compiled(build_dir: Path) -> set[str]:
     return {Path(m).name for m in re.findall(r" -c -o \S+ (\S+\.cpp)", log)}
 
 
+@pytest.mark.slow  # 55 s; the shared build cache is covered by test_build_cache_reuses_builds
 def test_runtime_is_compiled_once_and_shared(fifo_source: Path, tmp_path: Path) -> None:
     """Verilator's runtime (most of a small model's build) is compiled by the first build of a cache
     directory and linked by the next; a stored copy that does not link is dropped and rebuilt, and

@@ -74,6 +74,8 @@ def test_rtl_deadlock_is_reported(rtl_cache, tmp_path):
     assert out.unfinished and all(u in {p.name for p in res.network.processes} for u in out.unfinished)
 
 
+@pytest.mark.slow  # 68 s; byte-identical trees: tests/test_determinism.py; tb/run.py alone:
+# test_hoist_rtl.py::test_standalone_testbench_recomputes_hoisted_ports
 def test_compile_output_tree_is_deterministic_and_tb_runs(tmp_path):
     """Two compiles give byte-identical trees; the generated testbench runs alone and passes."""
     import subprocess

@@ -4,6 +4,7 @@ cycle model's view of it, and the segmented pipeline in Verilator under back-pre
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hls.dpn.network import ChannelKind
 from hls.dpn.tables import NetworkTables
@@ -119,6 +120,7 @@ def test_reading_everything_at_issue_is_a_network_property_that_round_trips():
     assert read_stages(back) == read_stages(net)
 
 
+@pytest.mark.slow  # 50 s; late reads in RTL are covered by the test above
 def test_a_recurrence_waits_only_for_its_adder_and_the_channel(tmp_path, rtl_cache):
     """An untiled dot product is one chain through the adder: each iteration reads the sum after the
     multiplier and hands its own sum to the next one.  The last pipeline stage drives the channel,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 from hls.pipeline import Options, run
 from hls.rtl.generate import generate
@@ -76,6 +77,8 @@ def _tokens_at_request(text: str) -> str:
     return text
 
 
+@pytest.mark.slow  # 85 s; a read-back released by the write response (B):
+# test_axi.py's jacobi-1d-read-back
 def test_reads_back_a_store_only_after_its_write_response(tmp_path, rtl_cache):
     path = ROOT / "examples" / "jacobi-1d.c"
     res = run(Options(str(path), tile="4,4"))

@@ -25,7 +25,8 @@ def _rtl(res, tmp_path, rtl_cache, seed=0, stall=0.0):
     return out.cycles
 
 
-@pytest.mark.parametrize("name,parallel", [("gemm-int", 1), ("gemm-int", 2), ("jacobi-1d", 1),
+@pytest.mark.parametrize("name,parallel", [("gemm-int", 1), ("gemm-int", 2),
+                                           pytest.param("jacobi-1d", 1, marks=pytest.mark.slow),
                                            pytest.param("2mm", 1, marks=pytest.mark.slow)])
 def test_cycle_model_predicts_rtl(name, parallel, tmp_path, rtl_cache):
     path = ROOT / "examples" / f"{name}.c"

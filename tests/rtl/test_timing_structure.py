@@ -59,7 +59,8 @@ def _design(kernel: str, parallel: int = 1):
     return res, generate(res.network)
 
 
-@pytest.mark.parametrize("kernel", ["atax", "conv2d", pytest.param("seidel-2d", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("kernel", ["atax", pytest.param("conv2d", marks=pytest.mark.slow),
+                                    pytest.param("seidel-2d", marks=pytest.mark.slow)])
 def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cache):
     """atax's late reads come from FIFOs (the whole enable is registered); seidel-2d's from buffers
     (their holds are ANDed in behind the registers); conv2d reads a block-RAM buffer at issue, told

@@ -29,6 +29,7 @@ def _rtl(res, tmp_path, rtl_cache, seed=0, stall=0.0, latency=4):
     return out.cycles
 
 
+@pytest.mark.slow  # 200 s; the line reader stays covered by test_narrow_elements_pack_many_to_a_line
 def test_four_slabs_share_one_wide_port_at_the_pace_of_four_narrow_ones(tmp_path, rtl_cache):
     """gemv at --parallel 4: A and x are read through one 512-bit port each, by four load units that
     walk their slab's columns; each unit keeps its rows' lines, so the port fetches a line per 16
