@@ -25,6 +25,7 @@ def results(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # with the next one: the module's bench run, 47 s
 def test_csv_and_json_rows(results):
     with open(results / "bench.csv", newline="") as f:
         reader = csv.DictReader(f)
@@ -56,6 +57,7 @@ def test_csv_and_json_rows(results):
     assert med == pytest.approx(statistics.median(r["cycles_per_roofline"] for r in auto.values()), abs=1e-3)
 
 
+@pytest.mark.slow
 def test_markdown_summary(results):
     md = (results / "bench.md").read_text()
     assert "Median cycles/roofline (`--tile auto`): **" in md

@@ -139,7 +139,8 @@ def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     assert abs(small.timing["estimated_cycles"] - exact) <= 0.03 * exact
 
 
-@pytest.mark.parametrize("stem,defines", [("q15-fir-i64", ("N=120", "TAPS=40")), ("int-divmod", ("N=60", "M=40"))])
+@pytest.mark.parametrize("stem,defines", [("q15-fir-i64", ("N=120", "TAPS=40")),
+                                               pytest.param("int-divmod", ("N=60", "M=40"), marks=pytest.mark.slow)])
 def test_extrapolation_follows_the_corner_issue_rate(monkeypatch, stem, defines):
     """Networks whose busiest process issues less than one iteration per cycle (q15-fir-i64's 64-bit
     multiply-add recurrence, int-divmod's dividers): the estimate extrapolated from the corner is

@@ -75,7 +75,7 @@ def test_fission_is_refused_where_a_dependence_forbids_it():
     assert with_fission(bad.program, bad.network.tiling) is None
 
 
-@pytest.mark.parametrize("local_words", [8192, 64])
+@pytest.mark.parametrize("local_words", [pytest.param(8192, marks=pytest.mark.slow), 64])
 def test_a_flow_between_bands_stays_on_chip_within_the_budget(local_words):
     """2mm: `tmp` made by the first product is read by the second, in another tile band.  On chip, the
     off-chip traffic is the compulsory traffic; with a budget too small for its 168 values it goes

@@ -57,6 +57,7 @@ def test_rtl_is_deterministic():
     assert a.rtl == b.rtl and a.tb == b.tb
 
 
+@pytest.mark.slow  # 25 s; tests/rtl/test_rtl_deadlock.py reports undersized channels in Verilator
 def test_rtl_deadlock_is_reported(rtl_cache, tmp_path):
     """A design whose channel is one word too small under the schedule must stop, not hang."""
     path = next(p for p in INTEGER if p.stem == "seidel-int")

@@ -25,7 +25,9 @@ def _rtl(res, tmp_path, rtl_cache, seed=0, stall=0.0):
     return out.cycles
 
 
-@pytest.mark.parametrize("name,parallel", [("gemm-int", 1), ("gemm-int", 2),
+@pytest.mark.parametrize("name,parallel", [("gemm-int", 1),
+                                           # 48 s; parallel RTL: the read-channel test below
+                                           pytest.param("gemm-int", 2, marks=pytest.mark.slow),
                                            pytest.param("jacobi-1d", 1, marks=pytest.mark.slow),
                                            pytest.param("2mm", 1, marks=pytest.mark.slow)])
 def test_cycle_model_predicts_rtl(name, parallel, tmp_path, rtl_cache):
