@@ -49,7 +49,7 @@ def test_construct_interpreter_matches_gcc(path: Path) -> None:
     assert any(not np.array_equal(inputs[k], got[k]) for k in got)
 
 
-@pytest.mark.slow  # 46 s; the constructs run bit-exact in the DPN simulator in the test above
+@pytest.mark.slow  # 46 s; the constructs run bit-exact in the DPN simulator: test_construct_network_matches_gcc
 @pytest.mark.parametrize("name", ["chained_assign", "const_locals"])
 def test_construct_rtl_matches_gcc(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     _sim(["sim", str(CONSTRUCTS / f"{name}.c"), "--seed", "1", "--json"], capsys)
