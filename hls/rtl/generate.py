@@ -33,9 +33,9 @@ MEM_MODULE = "dpn_mem"
 # Reads a load unit keeps without a response: a round trip at the network's memory latency and more
 # (`load_tags`), so that a unit asks for a word every cycle
 LOAD_TAGS = 8
-# Cycles a line reader (hw_templates/line_reader.v.j2) adds to a load's round trip: its request queue
-# and its line queue; a load unit behind one keeps that many more requests in flight
-LINE_READER_DELAY = 2
+# Cycles a line reader (hw_templates/line_reader.v.j2) adds to a load's round trip: its request queue,
+# its response register and its line queue; a load unit behind one keeps that many more requests in flight
+LINE_READER_DELAY = 3
 # Writes a store unit keeps without a response.  Behind the AXI4 port a write is answered after its burst
 # gathered up to 16 writes, went out as 16 W beats and got its B response, and the answers of a burst
 # then come one per cycle: about 50 cycles, so 64 keep a stream of writes going at one per cycle
@@ -545,7 +545,7 @@ def store_tags(net: ProcessNetwork) -> int:
 
 def load_tags(net: ProcessNetwork, wide: bool) -> int:
     """Requests a load unit keeps in flight: its round trip (request, memory, response into the output
-    buffer, a line reader's two cycles) and one more, at least `LOAD_TAGS`."""
+    buffer, a line reader's cycles) and one more, at least `LOAD_TAGS`."""
     return max(LOAD_TAGS, net.mem_latency + 4) + (2 * LINE_READER_DELAY if wide else 0)
 
 
