@@ -76,6 +76,28 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--param", action="append", default=[], metavar="N=V", help="value of an integer parameter")
 
 
+def _parallel_count(text: str):
+    """`--parallel`: a positive integer or `auto`."""
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or `auto`, got `{text}`")
+    return value
+
+
+def _parallel_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--parallel", type=_parallel_count, default=1, metavar="P|auto",
+                   help="parallel compute processes per tile band; auto: as many as the cycle model, the memory "
+                        "roof and --dsp-budget call for (report.md says why)")
+    p.add_argument("--dsp-budget", type=int, default=None, metavar="N",
+                   help="with --parallel auto: the most DSP blocks (multiplier partial products) the compute "
+                        "processes may use; default: no limit")
+
+
 def _memory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mem-width", type=int, default=0, metavar="BITS",
                    help="bits a memory read port moves per beat (a power of two up to 1024, e.g. 512): an array the "
@@ -123,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--point-order", choices=("latency", "original", "inner", "wavefront"), default="latency",
                        help="order of the iterations inside a tile: latency (default: of the orders below, the one the cycle model finds fastest), "
                             "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
-        c.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+        _parallel_args(c)
         c.add_argument("--read-ports", choices=("per-part", "shared"), default="per-part",
                        help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "
                             "channel per parallel slab, each with its own load unit, so P processes get P words "
@@ -162,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="auto | none | T1,T2,...: tile the outer loops (default auto, as compile)")
     e.add_argument("--local-words", type=int, default=8192, metavar="W",
                    help="local memory budget for --tile auto, in words (default 8192)")
-    e.add_argument("--parallel", type=int, default=1, metavar="P", help="parallel compute processes per band")
+    _parallel_args(e)
     _memory_args(e)
     e.add_argument("--merge", choices=("auto", "none"), default="auto",
                    help="balance compute processes: merge light ones or cut bands into slabs (auto, default), "
@@ -250,7 +272,7 @@ def _options(args: argparse.Namespace):
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
                    getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0),
-                   getattr(args, "mem_latency", 4))
+                   getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

@@ -19,12 +19,13 @@ from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.memports import check_mem_latency, check_mem_width
 from .dpn.partition import READ_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
-from .rtl.generate import process_latencies, read_stages
+from .rtl.generate import dsp_blocks, process_latencies, read_stages
+from .autoparallel import AUTO, GAIN, ParallelChoice, choose_parallel, memory_roof
 from .dpn import reduced as reduction
 from .dpn.reduced import reduced_instance
 from .dpn.restrict import instance_count
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          slabs_independent, tile_program, with_fission, with_point_order)
+                          slab_dim, slabs_independent, tile_program, with_fission, with_point_order)
 from .dpn.serialize import network_to_json
 from .dpn.shifts import linear_text
 from .dpn.tables import NetworkTables
@@ -48,13 +49,14 @@ class Options:
     function: Optional[str] = None
     params: Mapping[str, int] = field(default_factory=dict)
     tile: str = "none"
-    parallel: int = 1
+    parallel: int | str = 1  # parts per tile band, or "auto" (`autoparallel.py`)
     local_words: int = DEFAULT_LOCAL_WORDS
     point_order: str = "latency"  # inside a tile: "latency" (section 5.3) or "original" (Theorem 5.3)
     merge: str = "auto"  # "auto": merge light compute processes when the cycle model allows (hls/dpn/merge.py)
     read_ports: str = "per-part"  # at --parallel P > 1, arrays only read: a read channel per slab (READ_PORTS)
     mem_width: int = 0  # bits of a wide read port's line (hls/dpn/memports.py); 0: one word per beat
     mem_latency: int = MEMORY_LATENCY  # cycles from a memory request to its response, for the model and the tags
+    dsp_budget: Optional[int] = None  # with --parallel auto: the most multiplier blocks of the compute processes
 
 
 @dataclass
@@ -494,8 +496,14 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     if dump_after is not None and dump_after not in PASSES:
         raise UsageError(f"--dump-after: unknown pass `{dump_after}` (passes: {', '.join(PASSES)})")
     tile_sizes = parse_tile_option(opts.tile)
-    if opts.parallel < 1:
-        raise UsageError(f"--parallel must be a positive integer, got {opts.parallel}")
+    if opts.dsp_budget is not None and opts.parallel != AUTO:
+        raise UsageError("--dsp-budget bounds the parts --parallel auto chooses: it needs --parallel auto")
+    if opts.dsp_budget is not None and opts.dsp_budget < 0:
+        raise UsageError(f"--dsp-budget must be a number of DSP blocks, 0 or more, got {opts.dsp_budget}")
+    if opts.parallel == AUTO and not symbolic:
+        return _auto_parallel(opts, until, dump_after, emit)
+    if not isinstance(opts.parallel, int) or opts.parallel < 1:
+        raise UsageError(f"--parallel must be a positive integer or `auto`, got {opts.parallel}")
     if opts.read_ports not in READ_PORTS:
         raise UsageError(f"--read-ports must be one of {', '.join(READ_PORTS)}, got `{opts.read_ports}`")
     bad_width = check_mem_width(opts.mem_width) or check_mem_latency(opts.mem_latency)
@@ -555,3 +563,59 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     if tiling.is_tiled:
         fifo_stats = fifo_recovery_stats(type_channels(build_network(program, no_tiling(program))), typed, net)
     return Compiled(kernel, program, net, tables, time.perf_counter() - t0, fifo_stats, timing, chosen_on)
+
+
+def _auto_parallel(opts: Options, until: str, dump_after: Optional[str], emit: Callable[[str], None]) -> Compiled:
+    """`--parallel auto` (`autoparallel.py`): the network at one part, the parts its model, its DSP
+    blocks and the memory roof call for, then the network at that many."""
+    one = run(replace(opts, parallel=1, dsp_budget=None), until=until, emit=emit)
+    net = one.network
+    cycles = (one.timing or {}).get("estimated_cycles")
+    parts = net.partition[0] if net is not None else 1
+    dsp = dsp_blocks(net) if net is not None else 0
+    per_part = -(-dsp // max(1, parts))
+    bands = [b for b in net.tiling.bands if b.depth] if net is not None and net.tiling is not None else []
+    if not bands or cycles is None:
+        choice = ParallelChoice(1, per_part, opts.dsp_budget, {1: cycles or 0}, "work")
+    else:
+        from .dpn.memports import words_per_beat
+        from .metrics import compulsory_by_channel, memory_words_per_cycle
+
+        words = compulsory_by_channel(one.program)
+        rate = memory_words_per_cycle(net)
+        read_only = {a for a, _ in words} - {a for a, kind in words if kind == "out"}
+        lines = words_per_beat(net)
+        per = opts.read_ports == "per-part"
+
+        def roof(p: int) -> int:
+            return memory_roof(words, rate, read_only, p, lines, per and p > 1)
+
+        choice = choose_parallel(cycles, _work(net), parts, per_part, opts.dsp_budget,
+                                 min(b.sizes[slab_dim(b)] for b in bands), roof)
+    # the cycle model walks up to the predicted parts: twice as many while they gain 10% or more
+    built = {1: one}
+
+    def at(k: int) -> Compiled:
+        if k not in built:
+            built[k] = run(replace(opts, parallel=k, dsp_budget=None), until=until, emit=emit)
+        return built[k]
+
+    def modelled(k: int) -> Optional[int]:
+        return (at(k).timing or {}).get("estimated_cycles")
+
+    p, q = 1, 2
+    while q <= parts:
+        q *= 2
+    while q <= choice.parallel:
+        here, more = modelled(p), modelled(q)
+        if here is None or more is None or more > GAIN * here:
+            break
+        p, q = q, 2 * q
+    choice = choice.settled(p, {k: c for k in built if (c := modelled(k)) is not None})
+    res = at(p)
+    if dump_after is not None:
+        res = run(replace(opts, parallel=p, dsp_budget=None), until=until, dump_after=dump_after, emit=emit)
+    if res.network is not None:
+        res.network.notes.append(choice.note())
+    res.timing = {**(res.timing or {}), "parallel_auto": choice.to_json()}
+    return res

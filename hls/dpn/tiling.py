@@ -334,6 +334,13 @@ def slabs_independent(band: TileBand) -> bool:
     return any(band.coincident[k] for k in range(max(1, band.depth - 1)))
 
 
+def slab_dim(band: TileBand) -> int:
+    """The hyperplane along which `parallel_parts` cuts a tiled band's tiles into slabs: the first
+    coincident one among the outer ones, else the first.  A tile's size along it is the most parts
+    that are not empty."""
+    return next((k for k in range(max(1, band.depth - 1)) if band.coincident[k]), 0)
+
+
 def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
     """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
     slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
@@ -342,8 +349,7 @@ def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: in
     statements of one band share the slabs."""
     if parallel <= 1 or not band.depth:
         return [(0, domain)]
-    outer = range(max(1, band.depth - 1))
-    d = next((k for k in outer if band.coincident[k]), 0)
+    d = slab_dim(band)
     size, lo = band.sizes[d], band.lows[d]
     cuts = slab_cuts(band.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
     f = [f"f{k}" for k in range(band.depth)]

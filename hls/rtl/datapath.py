@@ -87,6 +87,13 @@ class Datapath:
     cuts: tuple[int, ...] = ()  # stages where the pipeline splits (late operand reads): see `segment`
     first_use: dict[str, int] = field(default_factory=dict)  # signal -> earliest stage a consumer takes it
     spans: list[tuple[int, int]] = field(default_factory=list)  # (start, end) stages of each operator instance
+    operators: list[OperatorSpec] = field(default_factory=list)  # the spec of each operator instance
+    narrow_products: int = 0  # in-line signed products of narrow operands, one DSP block each
+
+    @property
+    def dsp(self) -> int:
+        """Multiplier blocks of the pipeline (`OperatorSpec.dsp`): what `--dsp-budget` counts."""
+        return sum(op.dsp for op in self.operators) + self.narrow_products
     arrival: dict[str, float] = field(default_factory=dict)  # signal -> ns after its stage's clock edge
     ports: set[str] = field(default_factory=set)  # read ports and scalar inputs: `delay.PORT` at every stage
     port_arrival: dict[str, float] = field(default_factory=dict)  # a slower read port (a buffer's): its arrival
@@ -191,6 +198,7 @@ class Datapath:
         self.count += 1
         self.modules[spec.module] = spec
         self.spans.append((start, start + spec.latency))
+        self.operators.append(spec)
         self.lines.append(f"wire [{spec.output_width - 1}:0] {name}_y;")
         ports = ", ".join(f".{p}({(constants or {}).get(p) or next(args)})" for p, _w in spec.inputs)
         if spec.enables == 1:
@@ -315,6 +323,7 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
                 xa, xb = dp.use(a, s), dp.use(b, s)
                 # the signed narrow operands extend to the C width: the product is C's, mod 2**W
                 name = dp.wire(t, f"$signed({xa}[{wa - 1}:0]) * $signed({xb}[{wb - 1}:0])", s, arr)
+                dp.narrow_products += 1
                 dp.lines[-1] = f"/* verilator lint_off WIDTHEXPAND */ {dp.lines[-1]} /* verilator lint_on WIDTHEXPAND */"
                 if wa + wb < t.bits:
                     dp.narrow[name] = wa + wb

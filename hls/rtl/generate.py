@@ -565,6 +565,12 @@ def process_latencies(net: ProcessNetwork) -> dict[str, int]:
     return out
 
 
+def dsp_blocks(net: ProcessNetwork) -> int:
+    """Multiplier blocks of the compute processes' pipelines (`Datapath.dsp`): what `--dsp-budget`
+    counts.  Address arithmetic is shifts and adds (`affine.SizedPrinter`), so takes none."""
+    return sum(_at_issue(net, p).dsp for p in net.iter_compute())
+
+
 def operator_library() -> dict:
     """Every datapath operator available, by key (see datapath.py for the key scheme)."""
     lib: dict = {}

@@ -103,13 +103,15 @@ def const_divide(x: int, divisor: int, width: int, signed: bool) -> tuple[int, i
 # pipelined multiplier
 
 
-def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: float) -> tuple[list[str], int, int]:
-    """Verilog lines of `multiplier`, its latency and its number of partial products."""
+def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int,
+              budget: float) -> tuple[list[str], int, tuple[tuple[int, int], ...]]:
+    """Verilog lines of `multiplier`, its latency and its partial products' operand widths."""
     from . import delay
 
     lines: list[str] = []
     regs: list[tuple[str, str]] = []  # (target, source) registered on `en`
     terms: list[tuple[str, int, int]] = []  # (signal, width, offset): the sum is sum(signal << offset)
+    shapes: list[tuple[int, int]] = []
     for i in range(-(-a_width // chunk)):
         a_lo, a_hi = i * chunk, min(a_width, (i + 1) * chunk)
         for j in range(-(-b_width // chunk)):
@@ -122,7 +124,7 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             lines.append(f"reg [{w - 1}:0] p{i}_{j};")
             regs.append((f"p{i}_{j}", f"m{i}_{j}"))
             terms.append((f"p{i}_{j}", w, off))
-    products = len(terms)
+            shapes.append((a_hi - a_lo, b_hi - b_lo))
     latency, arrival, count = 1, delay.REG, 0
     stage_regs = [regs]
     regs = []
@@ -187,10 +189,17 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             lines.append(f"    {tgt} <= {src};")
         lines.append("  end")
     lines.append("end")
-    return lines, latency, products
+    return lines, latency, tuple(shapes)
 
 
 _MULTIPLIERS: dict = {}
+
+
+def dsp_blocks(shapes: tuple[tuple[int, int], ...]) -> int:
+    """DSP48E1 blocks (xc7) of unsigned partial products of these operand widths, as Yosys maps them:
+    one where the product fits the block's signed 25 x 18 multiplier (24 x 17 unsigned bits), two for
+    an 18 x 18 chunk.  ECP5's MULT18X18D takes every chunk in one; the budget counts the larger."""
+    return sum(1 if (a <= 24 and b <= 17) or (a <= 17 and b <= 24) else 2 for a, b in shapes)
 
 
 def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
@@ -203,12 +212,12 @@ def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
     budget = round(delay.budget(), 2)
     key = (a_width, b_width, y_width, budget)
     if key not in _MULTIPLIERS:
-        body, latency, products = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget)
+        body, latency, shapes = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget)
         module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}"
         _MULTIPLIERS[key] = OperatorSpec(
             name=f"mul.{a_width}x{b_width}.{y_width}", template="int/multiply.v.j2", module=module, latency=latency,
             inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
             context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
-                     "chunk": delay.DSP_CHUNK, "products": products, "body": body},
-            in_budget=budget - delay.mult18(), out_arrival=delay.REG, enables=latency)
+                     "chunk": delay.DSP_CHUNK, "products": len(shapes), "shapes": shapes, "body": body},
+            in_budget=budget - delay.mult18(), out_arrival=delay.REG, enables=latency, dsp=dsp_blocks(shapes))
     return _MULTIPLIERS[key]

@@ -33,6 +33,8 @@ class OperatorSpec:
     in_budget: float | None = field(default=None, compare=False)
     out_arrival: float | None = field(default=None, compare=False)
     enables: int = field(default=1, compare=False)  # width of `en`: copies of the enable, one per stage
+    # DSP48E1 blocks (xc7) of its partial products (`int_arith.dsp_blocks`): what `--dsp-budget` counts
+    dsp: int = field(default=0, compare=False)
 
     def render(self) -> str:
         from .render import render
