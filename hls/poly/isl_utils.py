@@ -24,28 +24,17 @@ def reread(obj):
     allocation order, so two runs print different but equal sets.  The printed form is always right;
     re-reading it gives a clean object, and the network is built from such objects only.  Objects this
     function made are remembered (and kept alive, so their ids stay theirs): re-reading one of them
-    again, as every `dataclasses.replace` of a network element does, returns it as it is.  So are the
-    objects read from one text: the candidate networks of a compile share most of their domains,
-    schedules and relations, and parsing was a tenth of a `--parallel 8` compile."""
+    again, as every `dataclasses.replace` of a network element does, returns it as it is."""
     if _CLEAN.get(id(obj)) is obj:
         return obj
-    key = (type(obj), str(obj))
-    out = _READ.get(key)
-    if out is None:
-        out = type(obj)(key[1], obj.get_ctx())
-        _remember(_READ, key, out)
-        _remember(_CLEAN, id(out), out)
+    out = type(obj)(str(obj), obj.get_ctx())
+    if len(_CLEAN) >= _CLEAN_MAX:
+        _CLEAN.pop(next(iter(_CLEAN)))
+    _CLEAN[id(out)] = out
     return out
 
 
-def _remember(table: dict, key, value) -> None:
-    if len(table) >= _CLEAN_MAX:
-        table.pop(next(iter(table)))
-    table[key] = value
-
-
 _CLEAN: dict[int, object] = {}  # id -> an object `reread` returned (insertion order: oldest first)
-_READ: dict[tuple[type, str], object] = {}  # (type, text) -> the object `reread` read from it
 _CLEAN_MAX = 1 << 16
 
 
