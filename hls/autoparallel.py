@@ -29,13 +29,16 @@ class ParallelChoice:
     dsp_per_part: int  # multiplier blocks of one part's datapaths
     budget: Optional[int]
     predicted: dict[int, int]  # P -> predicted cycles, for every P tried
-    bound: str  # what stopped the doubling: "memory", "dsp", "work", "limit", or "model" (`settled`)
+    bound: str  # what stopped the doubling: "memory", "fixed", "dsp", "work", "limit", or "model" (`settled`)
     modelled: dict[int, int] = field(default_factory=dict)  # P -> the cycle model's, for every P compiled
 
     def note(self) -> str:
         tried = ", ".join(f"P={p}: {c}" for p, c in self.predicted.items())
         budget = "no DSP budget" if self.budget is None else f"DSP budget {self.budget}"
-        why = {"memory": f"more parts gain under {round(100 * (1 - GAIN))}%: the memory roof binds",
+        gain = f"more parts gain under {round(100 * (1 - GAIN))}%"
+        why = {"memory": f"{gain}: the memory roof binds",
+               "fixed": f"{gain}: the cycles beyond the busiest process's iterations (pipeline fill and drain, "
+                        "recurrence stalls) do not shrink with the parts",
                "dsp": "twice as many parts would exceed the DSP budget" if self.budget is None
                or self.dsp_per_part <= self.budget else "one part already exceeds the DSP budget: no fewer parts exist",
                "work": "a tile is narrower than twice as many slabs" if len(self.predicted) > 1 or self.parallel > 1
@@ -98,9 +101,10 @@ def choose_parallel(cycles: int, work: int, parts: int, dsp_per_part: int, budge
         if budget is not None and q * dsp_per_part > budget:
             bound = "dsp"
             break
-        predicted[q] = max(fixed + -(-work * parts // q), roof_at(q))
+        compute, memory = fixed + -(-work * parts // q), roof_at(q)
+        predicted[q] = max(compute, memory)
         if predicted[q] > GAIN * predicted[p]:
-            bound = "memory"
+            bound = "memory" if memory >= compute else "fixed"
             break
         p, q = q, 2 * q
     return ParallelChoice(p, dsp_per_part, budget, predicted, bound)

@@ -42,6 +42,8 @@ def test_the_memory_roof_stops_the_doubling():
 def test_fill_and_drain_do_not_shrink_with_the_parts():
     c = choose_parallel(1400, 1000, 1, 1, None, 64, _flat())
     assert c.predicted[2] == 400 + 500 and c.predicted[8] == 400 + 125
+    c = choose_parallel(3600, 300, 1, 1, None, 64, _flat())  # a recurrence's stalls: 3300 cycles stay
+    assert (c.parallel, c.bound) == (1, "fixed") and "do not shrink" in c.note()
 
 
 def test_tiles_narrower_than_the_slabs_and_the_limit_stop_it():
