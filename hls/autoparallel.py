@@ -16,7 +16,16 @@ compile costs about two compiles at the chosen P.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
+
+from .dpn.memports import words_per_beat
+from .dpn.tiling import slab_dim
+from .metrics import compulsory_by_channel, memory_words_per_cycle
+from .rtl.generate import dsp_blocks
+
+if TYPE_CHECKING:
+    from .dpn.network import ProcessNetwork
+    from .poly.program import PolyProgram
 
 AUTO = "auto"
 MAX_PARALLEL = 64
@@ -31,6 +40,7 @@ class ParallelChoice:
     predicted: dict[int, int]  # P -> predicted cycles, for every P tried
     bound: str  # what stopped the doubling: "memory", "fixed", "dsp", "work", "limit", or "model" (`settled`)
     modelled: dict[int, int] = field(default_factory=dict)  # P -> the cycle model's, for every P compiled
+    parts_at_one: int = 1  # parts per band the network at `--parallel 1` runs (slabs it chose itself)
 
     def note(self) -> str:
         tried = ", ".join(f"P={p}: {c}" for p, c in self.predicted.items())
@@ -107,4 +117,24 @@ def choose_parallel(cycles: int, work: int, parts: int, dsp_per_part: int, budge
             bound = "memory" if memory >= compute else "fixed"
             break
         p, q = q, 2 * q
-    return ParallelChoice(p, dsp_per_part, budget, predicted, bound)
+    return ParallelChoice(p, dsp_per_part, budget, predicted, bound, parts_at_one=parts)
+
+
+def parallel_bound(program: "PolyProgram", net: Optional["ProcessNetwork"], cycles: Optional[int], work: int,
+                   budget: Optional[int], per_part_ports: bool) -> ParallelChoice:
+    """`choose_parallel` on the network compiled at `--parallel 1` (its modelled `cycles`, its busiest
+    process's `work`); one part where nothing can be cut (no tile band, no estimate)."""
+    parts = net.partition[0] if net is not None else 1
+    per_part = -(-(dsp_blocks(net) if net is not None else 0) // max(1, parts))
+    bands = [b for b in net.tiling.bands if b.depth] if net is not None and net.tiling is not None else []
+    if not bands or cycles is None:
+        return ParallelChoice(1, per_part, budget, {1: cycles or 0}, "work", parts_at_one=parts)
+    words = compulsory_by_channel(program)
+    rate = memory_words_per_cycle(net)
+    read_only = {a for a, _ in words} - {a for a, kind in words if kind == "out"}
+    lines = words_per_beat(net)
+
+    def roof(p: int) -> int:
+        return memory_roof(words, rate, read_only, p, lines, per_part_ports and p > 1)
+
+    return choose_parallel(cycles, work, parts, per_part, budget, min(b.sizes[slab_dim(b)] for b in bands), roof)

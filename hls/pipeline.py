@@ -19,13 +19,13 @@ from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.memports import check_mem_latency, check_mem_width
 from .dpn.partition import READ_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
-from .rtl.generate import dsp_blocks, process_latencies, read_stages
-from .autoparallel import AUTO, GAIN, ParallelChoice, choose_parallel, memory_roof
+from .rtl.generate import process_latencies, read_stages
+from .autoparallel import AUTO, GAIN, parallel_bound
 from .dpn import reduced as reduction
 from .dpn.reduced import reduced_instance
 from .dpn.restrict import instance_count
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          slab_dim, slabs_independent, tile_program, with_fission, with_point_order)
+                          slabs_independent, tile_program, with_fission, with_point_order)
 from .dpn.serialize import network_to_json
 from .dpn.shifts import linear_text
 from .dpn.tables import NetworkTables
@@ -566,56 +566,30 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
 
 
 def _auto_parallel(opts: Options, until: str, dump_after: Optional[str], emit: Callable[[str], None]) -> Compiled:
-    """`--parallel auto` (`autoparallel.py`): the network at one part, the parts its model, its DSP
-    blocks and the memory roof call for, then the network at that many."""
-    one = run(replace(opts, parallel=1, dsp_budget=None), until=until, emit=emit)
-    net = one.network
-    cycles = (one.timing or {}).get("estimated_cycles")
-    parts = net.partition[0] if net is not None else 1
-    dsp = dsp_blocks(net) if net is not None else 0
-    per_part = -(-dsp // max(1, parts))
-    bands = [b for b in net.tiling.bands if b.depth] if net is not None and net.tiling is not None else []
-    if not bands or cycles is None:
-        choice = ParallelChoice(1, per_part, opts.dsp_budget, {1: cycles or 0}, "work")
-    else:
-        from .dpn.memports import words_per_beat
-        from .metrics import compulsory_by_channel, memory_words_per_cycle
-
-        words = compulsory_by_channel(one.program)
-        rate = memory_words_per_cycle(net)
-        read_only = {a for a, _ in words} - {a for a, kind in words if kind == "out"}
-        lines = words_per_beat(net)
-        per = opts.read_ports == "per-part"
-
-        def roof(p: int) -> int:
-            return memory_roof(words, rate, read_only, p, lines, per and p > 1)
-
-        choice = choose_parallel(cycles, _work(net), parts, per_part, opts.dsp_budget,
-                                 min(b.sizes[slab_dim(b)] for b in bands), roof)
-    # the cycle model walks up to the predicted parts: twice as many while they gain 10% or more
-    built = {1: one}
-
+    """`--parallel auto` (`autoparallel.py`): the network at one part bounds the parts, then the cycle
+    model walks up to that bound, doubling while twice as many parts gain `GAIN` or more.  Only the
+    network kept so far and the one tried are held (each holds its tables)."""
     def at(k: int) -> Compiled:
-        if k not in built:
-            built[k] = run(replace(opts, parallel=k, dsp_budget=None), until=until, emit=emit)
-        return built[k]
+        return run(replace(opts, parallel=k, dsp_budget=None), until=until, emit=emit)
 
-    def modelled(k: int) -> Optional[int]:
-        return (at(k).timing or {}).get("estimated_cycles")
-
+    best = at(1)
+    choice = parallel_bound(best.program, best.network, (best.timing or {}).get("estimated_cycles"),
+                            _work(best.network) if best.network is not None else 0, opts.dsp_budget,
+                            opts.read_ports == "per-part")
+    cycles = {1: (best.timing or {}).get("estimated_cycles")}
     p, q = 1, 2
-    while q <= parts:
+    while q <= choice.parts_at_one:
         q *= 2
-    while q <= choice.parallel:
-        here, more = modelled(p), modelled(q)
-        if here is None or more is None or more > GAIN * here:
+    while q <= choice.parallel and cycles[p] is not None:
+        more = at(q)
+        cycles[q] = (more.timing or {}).get("estimated_cycles")
+        if cycles[q] is None or cycles[q] > GAIN * cycles[p]:
             break
-        p, q = q, 2 * q
-    choice = choice.settled(p, {k: c for k in built if (c := modelled(k)) is not None})
-    res = at(p)
+        best, p, q = more, q, 2 * q
+    choice = choice.settled(p, {k: c for k, c in cycles.items() if c is not None})
     if dump_after is not None:
-        res = run(replace(opts, parallel=p, dsp_budget=None), until=until, dump_after=dump_after, emit=emit)
-    if res.network is not None:
-        res.network.notes.append(choice.note())
-    res.timing = {**(res.timing or {}), "parallel_auto": choice.to_json()}
-    return res
+        best = run(replace(opts, parallel=p, dsp_budget=None), until=until, dump_after=dump_after, emit=emit)
+    if best.network is not None:
+        best.network.notes.append(choice.note())
+    best.timing = {**(best.timing or {}), "parallel_auto": choice.to_json()}
+    return best
