@@ -120,13 +120,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         wanted = args.kernels.split(",")
         paths = [p for p in paths if p.stem in wanted]
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda p: run_one(p, args.dsp_budget, args.sim, args.timeout), paths))
-    seconds = time.perf_counter() - t0
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(rows, indent=1) + "\n")
-    (RESULTS / f"{args.out}.md").write_text(markdown(rows, args, seconds))
-    print(f"wrote bench/results/{args.out}.md ({len(rows)} kernels, {seconds:.0f} s)")
+    rows: list[dict] = []
+    with ThreadPoolExecutor(args.jobs) as pool:  # the files are rewritten after every row: a run cut short keeps its rows
+        for row in pool.map(lambda p: run_one(p, args.dsp_budget, args.sim, args.timeout), paths):
+            rows.append(row)
+            seconds = time.perf_counter() - t0
+            (RESULTS / f"{args.out}.json").write_text(json.dumps(rows, indent=1) + "\n")
+            (RESULTS / f"{args.out}.md").write_text(markdown(rows, args, seconds))
+    print(f"wrote bench/results/{args.out}.md ({len(rows)} kernels, {time.perf_counter() - t0:.0f} s)")
     return 0 if all(r["status"] != "error" and r.get("sim_ok", True) for r in rows) else 1
 
 
