@@ -9,8 +9,8 @@ read channel per part (`--read-ports per-part`), up to a line per cycle behind a
 while the DSP blocks stay within the budget, the tiles are wide enough for the slabs and the
 predicted cycles, the larger of the two roofs, fall by `GAIN` or more: that bounds the search
 without a compile.  The pipeline then compiles P = 2, 4, ... up to that bound and stops where the
-cycle model gains less than `GAIN` (gemm-int: predicted 161 cycles at P = 8, modelled 283), so the
-compile costs about two compiles at the chosen P.
+cycle model gains less than `GAIN` (gemm-int: predicted 161 cycles at P = 8, modelled 283): a compile
+per P tried, 2-5 compiles on the examples (bench/results/autoparallel.md).
 """
 
 from __future__ import annotations
