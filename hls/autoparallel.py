@@ -88,6 +88,15 @@ def memory_roof(words: Mapping[tuple[str, str], int], rate: Mapping[tuple[str, s
     return roof
 
 
+def first_tried(parts: int) -> int:
+    """The smallest power of two above the parts the network at `--parallel 1` already runs: fewer
+    cannot be faster."""
+    q = 2
+    while q <= parts:
+        q *= 2
+    return q
+
+
 def choose_parallel(cycles: int, work: int, parts: int, dsp_per_part: int, budget: Optional[int], max_parts: int,
                     roof_at: Callable[[int], int]) -> ParallelChoice:
     """The doubling rule of the module docstring.  The network at `--parallel 1` runs `parts` parts
@@ -98,9 +107,7 @@ def choose_parallel(cycles: int, work: int, parts: int, dsp_per_part: int, budge
     memory roof at P."""
     fixed = max(0, cycles - work)
     predicted = {1: max(cycles, roof_at(1))}
-    p, q = 1, 2
-    while q <= parts:
-        q *= 2
+    p, q = 1, first_tried(parts)
     while True:
         if q > MAX_PARALLEL:
             bound = "limit"

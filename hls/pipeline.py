@@ -20,7 +20,7 @@ from .dpn.memports import check_mem_latency, check_mem_width
 from .dpn.partition import READ_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model
 from .rtl.generate import process_latencies, read_stages
-from .autoparallel import AUTO, GAIN, parallel_bound
+from .autoparallel import AUTO, GAIN, first_tried, parallel_bound
 from .dpn import reduced as reduction
 from .dpn.reduced import reduced_instance
 from .dpn.restrict import instance_count
@@ -573,13 +573,11 @@ def _auto_parallel(opts: Options, until: str, dump_after: Optional[str], emit: C
         return run(replace(opts, parallel=k, dsp_budget=None), until=until, emit=emit)
 
     best = at(1)
-    choice = parallel_bound(best.program, best.network, (best.timing or {}).get("estimated_cycles"),
+    cycles = {1: (best.timing or {}).get("estimated_cycles")}
+    choice = parallel_bound(best.program, best.network, cycles[1],
                             _work(best.network) if best.network is not None else 0, opts.dsp_budget,
                             opts.read_ports == "per-part")
-    cycles = {1: (best.timing or {}).get("estimated_cycles")}
-    p, q = 1, 2
-    while q <= choice.parts_at_one:
-        q *= 2
+    p, q = 1, first_tried(choice.parts_at_one)
     while q <= choice.parallel and cycles[p] is not None:
         more = at(q)
         cycles[q] = (more.timing or {}).get("estimated_cycles")
