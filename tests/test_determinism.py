@@ -19,7 +19,8 @@ CASES = [
     pytest.param("examples/cholesky.c", [], marks=pytest.mark.slow),  # 40 s; gemm stays
     pytest.param("examples/jacobi-1d.c", ["--tile", "auto"], marks=pytest.mark.slow),  # 20 s; gemm stays
     ("examples/gemm.c", ["--tile", "auto"]),
-    ("examples/gemv-float.c", ["--param", "m=16", "--param", "n=20", "--parallel", "4"]),  # read channels per slab
+    pytest.param("examples/gemv-float.c", ["--param", "m=16", "--param", "n=20", "--parallel", "4"],
+                 marks=pytest.mark.slow),  # 43 s: read channels per slab
 ]
 
 

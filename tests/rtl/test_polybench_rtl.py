@@ -20,7 +20,7 @@ from tests.kernels import POLYBENCH, POLYBENCH_KERNELS
 
 INCLUDE = (str(POLYBENCH / "utilities"),)
 DEFINES = ("MINI_DATASET", "POLYBENCH_USE_SCALAR_LB")
-SMALLER = {"floyd-warshall": ({"N": 16}, {}), "seidel-2d": ({}, {"tsteps": 2}), "jacobi-2d": ({}, {"tsteps": 2})}
+SMALLER = {"floyd-warshall": ({"N": 10}, {}), "seidel-2d": ({}, {"tsteps": 2}), "jacobi-2d": ({}, {"tsteps": 2})}
 
 
 def _check(path, defines, params, rtl_cache, tmp_path) -> None:
