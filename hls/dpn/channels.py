@@ -213,9 +213,9 @@ def _constant(fold) -> Optional[int]:
 COUNT_SECONDS = 2.0  # barvinok runs on for minutes on a few skewed bands: the replay decides then
 
 
-def _max_count(relation: Callable[[], isl.Map]) -> Optional[int]:
-    """The largest image of `relation()` (barvinok, within `COUNT_SECONDS`, which may include building
-    the relation), or None when the bound is not exact or took longer."""
+def _max_count(relation: Callable[[], isl.Map], seconds: float = COUNT_SECONDS) -> Optional[int]:
+    """The largest image of `relation()` (barvinok, within `seconds`, which may include building the
+    relation), or None when the bound is not exact or took longer."""
 
     def count() -> str:
         m = relation()
@@ -225,7 +225,7 @@ def _max_count(relation: Callable[[], isl.Map]) -> Optional[int]:
         value = _constant(bound) if tight else None
         return "" if value is None else str(value)
 
-    text = text_within(count, COUNT_SECONDS)
+    text = text_within(count, seconds)
     return int(text) if text else None
 
 
@@ -306,9 +306,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     moduli within `MODULI_SECONDS` before that replay: exact, and cheaper than barvinok's count or
     isl's moduli over a schedule of dozens of pieces (a skewed 3-d stencil's loads: seconds per
     buffer, where the replay takes a fraction of one).  Where both processes' schedules have at most
-    `FEW_PIECES` pieces and are not small, isl is asked first (barvinok's exact count for a FIFO,
-    isl's moduli for a buffer), and the replay only when it gives no exact answer in time: the
-    replay enumerates both processes, which at full size was most of realizing the chosen network
+    `FEW_PIECES` pieces and they run `ISL_FIRST_ABOVE` iterations or more, isl is asked first
+    (barvinok's exact count for a FIFO without integer divisions, isl's moduli for a buffer), and
+    the replay only when it gives no exact answer in time: the replay enumerates both processes,
+    which at full size was most of realizing the chosen network
     (2mm at NI=49 NJ=57 NK=65 NL=74: 10 s of 38).  Beyond, `symbolic_size`: exact, or the upper
     bound for a FIFO barvinok cannot count; a buffer there too gets isl's moduli within
     `MODULI_SECONDS`, then the replay up to `REPLAY_CELLS`, and only beyond that isl's moduli
@@ -316,11 +317,13 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     So no large problem is enumerated."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     large = not is_small(c, net, BOUND_ABOVE)
-    few = not is_small(c, net) and _few_pieces(c, net)
+    few = not is_small(c, net, ISL_FIRST_ABOVE) and _few_pieces(c, net)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        counted = symbolic_size(c, net) if few and iu.counting_available() else None
-        if counted is not None:
-            return counted
+        if few and iu.counting_available() and not _has_divisions(c, net):
+            write, first, _last = _times(c, net)
+            live = _max_count(lambda: _alive_at_writes(write, first), FIRST_COUNT_SECONDS)
+            if live is not None:
+                return replace(c, depth=max(1, live), max_live=max(1, live))
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
@@ -348,10 +351,27 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
 #: where the replay enumerates both processes (2mm at NI=49 NJ=57 NK=65 NL=74: 0.06 s against 0.2-2.2 s
 #: a buffer); over a skewed 3-d stencil's 21-piece load schedule they take seconds
 FEW_PIECES = 4
+#: producer + consumer iterations from which isl is asked first on such schedules: below, the replay
+#: takes under a second, less than a count that fails (lu at N=80: barvinok's 2 s limit, then the
+#: replay, on a FIFO of its diagonal process)
+ISL_FIRST_ABOVE = 100_000
+#: barvinok's limit on a FIFO's count asked before its replay: the counts that answer take under half
+#: a second (2mm at level 3), one that does not may run past `COUNT_SECONDS` (two of 2mm's load FIFOs
+#: at NK=64, where NK=65 answered)
+FIRST_COUNT_SECONDS = 0.6
 
 
 def _few_pieces(c: Channel, net: ProcessNetwork) -> bool:
     return all(net.process(p).schedule.n_basic_map() <= FEW_PIECES for p in (c.producer, c.consumer))
+
+
+def _has_divisions(c: Channel, net: ProcessNetwork) -> bool:
+    """Whether the producer's or the consumer's domain has an integer division: barvinok's count over
+    redblack-2d's parity (`(i + j) % 2`) ran past its 2 s limit on every FIFO at T=22, N=76, and the
+    replay came after (82 s against 50).  The tile coordinates' divisions in schedules and relations
+    do not slow it (2mm's load FIFOs: 0.05 s)."""
+    return any(bs.dim(isl.dim_type.div) for p in (c.producer, c.consumer)
+               for bs in net.process(p).domain.get_basic_sets())
 
 
 #: values x dimensions of a buffer under which its lifetimes are replayed before isl is asked: the

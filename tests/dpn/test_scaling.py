@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hls.dpn import reduced
+from hls.dpn import channels, reduced
 from hls.dpn.channels import (channel_in_order, event_in_order, event_replayed_moduli, in_order_pairs, replayed_size,
                               symbolic_size)
 from hls.dpn.network import ChannelKind
@@ -77,6 +77,23 @@ def test_symbolic_sizes_equal_the_replay(networks, case):
             assert sym.max_live == exact.max_live, c.name
     if iu.counting_available():
         assert decided >= len(net.channels) // 2
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_isl_asked_first_gives_the_replayed_size(networks, case, monkeypatch):
+    """`size_channel` asks isl first where the schedules have few pieces and the processes run many
+    iterations (lowered here to every channel): depth and moduli are the replay's, whichever route
+    answered."""
+    monkeypatch.setattr(channels, "ISL_FIRST_ABOVE", 0)
+    net = networks[case].network
+    tables = NetworkTables(net)
+    few = [c for c in net.channels if channels.is_small(c, net, channels.BOUND_ABOVE)  # beyond: a FIFO's bound
+           and all(net.process(p).schedule.n_basic_map() <= channels.FEW_PIECES for p in (c.producer, c.consumer))]
+    assert few
+    for c in few:
+        exact = replayed_size(c, tables)
+        sized = channels.size_channel(c, net, tables)
+        assert (sized.depth, sized.moduli) == (exact.depth, exact.moduli), c.name
 
 
 @pytest.mark.parametrize("case", PARAMS)
