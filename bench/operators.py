@@ -28,8 +28,8 @@ from hls.rtl.generate import operator_library
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_BUDGET = 300.0
-FIELDS = ("operator", "source", "module", "latency", "lut", "lutram", "ff", "carry", "dsp", "bram", "status",
-          "synth_s")
+FIELDS = ("operator", "source", "module", "latency", "lut", "lutram", "ff", "carry", "dsp", "dsp_model", "bram",
+          "status", "synth_s")
 
 _INLINE = """// {module}: the datapath's in-line {what} (combinational), for reference.
 module {module} (
@@ -79,9 +79,9 @@ def _order(key: str) -> tuple:
 
 
 def measure(key: str, module: str, files: dict[str, str], latency: int, source: str, yosys, target: str,
-            budget: float) -> dict:
+            budget: float, dsp_model: int | str = "") -> dict:
     row = {"operator": key, "source": source, "module": module, "latency": latency, "lut": "", "lutram": "",
-           "ff": "", "carry": "", "dsp": "", "bram": "", "status": "", "synth_s": ""}
+           "ff": "", "carry": "", "dsp": "", "dsp_model": dsp_model, "bram": "", "status": "", "synth_s": ""}
     if yosys is None:
         row["status"] = "no yosys"
         return row
@@ -106,15 +106,16 @@ def collect(target: str, budget: float, only: str | None, synth: bool) -> tuple[
     jobs = []
     sources = _sources()
     for key, spec in operator_library().items():
-        jobs.append((key, spec.module, {f"{spec.module}.v": spec.render()}, spec.latency, sources.get(key, "registry")))
+        jobs.append((key, spec.module, {f"{spec.module}.v": spec.render()}, spec.latency, sources.get(key, "registry"),
+                     spec.dsp))
     for key, (module, text) in inline_operators().items():
-        jobs.append((key, module, {f"{module}.v": text}, 0, "inline"))
+        jobs.append((key, module, {f"{module}.v": text}, 0, "inline", ""))
     jobs.sort(key=lambda j: _order(j[0]))
     rows = []
-    for key, module, files, latency, source in jobs:
+    for key, module, files, latency, source, dsp_model in jobs:
         if only and only not in key:
             continue
-        row = measure(key, module, files, latency, source, yosys, target, budget)
+        row = measure(key, module, files, latency, source, yosys, target, budget, dsp_model)
         print(f"{key:14} latency {latency:3}  {row['status']:8} LUT {row['lut']!s:>6} FF {row['ff']!s:>6} "
               f"DSP {row['dsp']!s:>3}  {row['synth_s']} s", file=sys.stderr, flush=True)
         rows.append(row)
@@ -131,13 +132,15 @@ def markdown(rows: list[dict], target: str, version: str, budget: float) -> str:
         "LUT includes LUTs used as distributed RAM (`lutram`); BRAM in " + est.BRAM_UNITS[target] + ".",
         "Latency: enabled cycles from operands to result, as declared in the registry (0 = combinational).",
         "`inline` rows are the datapath's in-line integer Verilog (not registry operators), for reference.",
+        "DSP: what Yosys maps; DSP model: the operator's count in the registry (`OperatorSpec.dsp`, one DSP48E1 per "
+        "partial product that fits 24x17, two per 18x18 chunk), which `--parallel auto --dsp-budget` counts.",
         "",
-        "| operator | source | latency | LUT | LUTRAM | FF | CARRY4 | DSP | BRAM | status | synth s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| operator | source | latency | LUT | LUTRAM | FF | CARRY4 | DSP | DSP model | BRAM | status | synth s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for r in rows:
         md.append(f"| {r['operator']} | {r['source']} | {r['latency']} | {r['lut']} | {r['lutram']} | {r['ff']} | "
-                  f"{r['carry']} | {r['dsp']} | {r['bram']} | {r['status']} | {r['synth_s']} |")
+                  f"{r['carry']} | {r['dsp']} | {r['dsp_model']} | {r['bram']} | {r['status']} | {r['synth_s']} |")
     return "\n".join(md) + "\n"
 
 
