@@ -269,18 +269,18 @@ def _largest_distance(at: isl.Set, k: int) -> int:
 
 
 def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, count: bool = True,
-                  moduli: Optional[tuple[int, ...]] = None) -> Optional[Channel]:
+                  moduli: Optional[tuple[int, ...]] = None, seconds: float = COUNT_SECONDS) -> Optional[Channel]:
     """The channel sized on its relations (module docstring).  When a FIFO's count needs barvinok and
     it is absent, inexact or late: None, or with `bound_large` the product of its buffer moduli
     (`max_live` None), an upper bound that can never deadlock (module docstring).  `count=False`
     takes the bound without trying barvinok (the tests compare it with the replay).  A buffer's
-    `moduli`, when given, are its `_moduli` already computed."""
+    `moduli`, when given, are its `_moduli` already computed; `seconds`, barvinok's limit on a FIFO's count."""
     if c.relation.is_empty():
         return None  # nothing to count: the replay is immediate
     write, first, last = _times(c, net)
     if c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         alive = _alive_at_writes(write, first)
-        live = _max_count(lambda: alive) if count and iu.counting_available() else None
+        live = _max_count(lambda: alive, seconds) if count and iu.counting_available() else None
         if live is not None:
             return replace(c, depth=max(1, live), max_live=max(1, live))
         if not bound_large:
@@ -319,11 +319,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     large = not is_small(c, net, BOUND_ABOVE)
     few = not is_small(c, net, ISL_FIRST_ABOVE) and _few_pieces(c, net)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        if few and iu.counting_available() and not _has_divisions(c, net):
-            write, first, _last = _times(c, net)
-            live = _max_count(lambda: _alive_at_writes(write, first), FIRST_COUNT_SECONDS)
-            if live is not None:
-                return replace(c, depth=max(1, live), max_live=max(1, live))
+        counted = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS) \
+            if few and iu.counting_available() and not _has_divisions(c, net) else None
+        if counted is not None:
+            return counted
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
