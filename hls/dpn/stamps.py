@@ -22,7 +22,7 @@ import numpy as np
 from ..poly import isl_utils as iu
 from .network import Channel, Process
 
-_KEY_BITS = 62  # mixed-radix keys of the iterations must fit an int64
+KEY_BITS = 62  # mixed-radix keys of the iterations must fit an int64
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class ProcessStamps:
         offset = rows - self.low
         if (offset < 0).any() or (offset >= self.radix).any():
             return None
-        at = np.searchsorted(self.keys, _keys(offset, self.radix))
+        at = np.searchsorted(self.keys, mixed_radix_keys(offset, self.radix))
         if (at >= self.keys.shape[0]).any() or (self.points[np.minimum(at, self.keys.shape[0] - 1)] != rows).any():
             return None
         return self.times[np.ix_(at, np.flatnonzero(columns))]  # only the rows and columns asked for
@@ -55,7 +55,7 @@ class ProcessStamps:
         return self.times.min(axis=0) == self.times.max(axis=0), self.times[0]
 
 
-def _keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
+def mixed_radix_keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
     """Mixed-radix numbers of non-negative offsets: their order is the rows' lexicographic order."""
     key = np.zeros(offset.shape[0], dtype=np.int64)
     for d in range(offset.shape[1]):
@@ -78,9 +78,9 @@ def process_stamps(p: Process, params: Mapping[str, int]) -> Optional[ProcessSta
         return ProcessStamps(points, times, zero, zero + 1, np.zeros(0, dtype=np.int64))
     low = points.min(axis=0)
     radix = points.max(axis=0) - low + 1
-    if sum(int(r).bit_length() for r in radix) > _KEY_BITS:
+    if sum(int(r).bit_length() for r in radix) > KEY_BITS:
         return None
-    keys = _keys(points - low, radix)  # rows come sorted, and so do their keys
+    keys = mixed_radix_keys(points - low, radix)  # rows come sorted, and so do their keys
     if (np.diff(keys) <= 0).any():
         return None  # not a function of the iteration: not a schedule the passes build
     return ProcessStamps(points, times, low, radix, keys)

@@ -6,14 +6,16 @@ and the DPN simulator work on these tables; isl stays the source of truth for wh
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
 
 import islpy as isl
+import numpy as np
 
 from ..poly import isl_utils as iu
 from .network import Channel, Process, ProcessNetwork
-from .stamps import ProcessStamps, process_stamps
+from .stamps import KEY_BITS, ProcessStamps, mixed_radix_keys, process_stamps
 
 Point = tuple[int, ...]
 
@@ -52,6 +54,82 @@ def channel_table(c: Channel, consumer: ProcessTable) -> ChannelTable:
     return ChannelTable(pairs, source, readers)
 
 
+@dataclass(frozen=True)
+class RunOrder:
+    """A process's iterations as arrays: `points` as isl enumerates them (sorted lexicographically)
+    and `position`, each row's place in the run.  The cycle model indexes its per-iteration plan by
+    that place; the dictionaries of `ProcessTable` cost a tuple and a hash per instance."""
+    points: np.ndarray  # (n, d)
+    position: np.ndarray  # (n,)
+
+    @property
+    def in_run_order(self) -> np.ndarray:
+        return self.points[np.argsort(self.position, kind="stable")]
+
+    @functools.cached_property
+    def _radix(self) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(low, radix, keys) of the rows' mixed-radix numbers, or None when they do not fit an int64."""
+        if self.points.shape[0] == 0:
+            return None
+        low = self.points.min(axis=0)
+        radix = self.points.max(axis=0) - low + 1
+        if sum(int(r).bit_length() for r in radix) > KEY_BITS:
+            return None
+        return low, radix, mixed_radix_keys(self.points - low, radix)
+
+    def positions_of(self, rows: np.ndarray) -> np.ndarray:
+        """The places in the run of the given iterations (each one of them)."""
+        if rows.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        if self._radix is None:
+            return self.position[_row_index(self.points, rows)]
+        low, radix, keys = self._radix
+        offset = rows - low
+        assert (offset >= 0).all() and (offset < radix).all(), "a row that is not an iteration of the process"
+        want = mixed_radix_keys(offset, radix)
+        at = np.searchsorted(keys, want)
+        assert (at < keys.shape[0]).all() and (keys[np.minimum(at, keys.shape[0] - 1)] == want).all(), \
+            "a row that is not an iteration of the process"
+        return self.position[at]
+
+
+def _row_index(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Where each of `rows` is in `table` (distinct rows, sorted lexicographically, holding them all),
+    for rows too wide for mixed-radix keys."""
+    unique, inverse = np.unique(np.concatenate([table, rows]), axis=0, return_inverse=True)
+    assert unique.shape[0] == table.shape[0], "a row that is not an iteration of the process"
+    return inverse.reshape(-1)[table.shape[0]:]
+
+
+def run_order(p: Process) -> RunOrder:
+    n = p.domain.dim(isl.dim_type.set)
+    rows = iu.map_pairs(p.schedule)
+    points, times = rows[:, :n], rows[:, n:]
+    run = np.lexsort(times.T[::-1]) if times.shape[1] else np.arange(rows.shape[0])
+    position = np.empty(rows.shape[0], dtype=np.int64)
+    position[run] = np.arange(rows.shape[0])
+    assert not (points[1:] == points[:-1]).all(axis=1).any(), f"schedule of {p.name} is not a function"
+    return RunOrder(points, position)
+
+
+@dataclass
+class ChannelPairs:
+    """A channel's pairs as run positions, sorted by the consumer's: what the cycle model plans on."""
+    producer: np.ndarray  # (m,) the producer iteration's place in its run
+    consumer: np.ndarray  # (m,) the consumer iteration's, increasing
+    sources: np.ndarray  # (m, d) the producer iteration (the value's identity: its buffer slot)
+    timing: Optional[tuple] = None  # the cycle model's reads and writes (timing.plan_of)
+
+
+def channel_pairs(c: Channel, producer: RunOrder, consumer: RunOrder) -> ChannelPairs:
+    n = c.relation.dim(isl.dim_type.in_)
+    rows = iu.map_pairs(c.relation)
+    xs, ys = rows[:, :n], rows[:, n:]
+    into = consumer.positions_of(ys)
+    order = np.argsort(into, kind="stable")
+    return ChannelPairs(producer.positions_of(xs)[order], into[order], xs[order])
+
+
 class NetworkTables:
     """Lazily enumerated tables for every process and channel of a network."""
 
@@ -60,18 +138,31 @@ class NetworkTables:
         self._p: dict[str, ProcessTable] = {}
         self._c: dict[str, ChannelTable] = {}
         self._s: dict[str, Optional[ProcessStamps]] = {}
+        self._o: dict[str, RunOrder] = {}
+        self._pairs: dict[str, ChannelPairs] = {}
 
     def for_network(self, net: ProcessNetwork) -> "NetworkTables":
         """Tables of a network with the same processes (channels may differ): process tables are kept."""
         out = NetworkTables(net)
         out._p = self._p
         out._s = self._s
+        out._o = self._o
         return out
 
     def process(self, name: str) -> ProcessTable:
         if name not in self._p:
             self._p[name] = process_table(self.net.process(name))
         return self._p[name]
+
+    def order(self, name: str) -> RunOrder:
+        if name not in self._o:
+            self._o[name] = run_order(self.net.process(name))
+        return self._o[name]
+
+    def pairs(self, c: Channel) -> ChannelPairs:
+        if c.name not in self._pairs:
+            self._pairs[c.name] = channel_pairs(c, self.order(c.producer), self.order(c.consumer))
+        return self._pairs[c.name]
 
     def stamps(self, name: str) -> Optional[ProcessStamps]:
         """The process's iterations and stamps as arrays (`stamps.process_stamps`), or None."""

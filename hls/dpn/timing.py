@@ -31,7 +31,9 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence
+from typing import Iterator, Mapping, NamedTuple, Optional, Sequence
+
+import numpy as np
 
 from .memports import new_lines, words_per_beat
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
@@ -139,16 +141,6 @@ class ScheduleRecorder:
             yield Interval(start, min(stop, self.end), STATES[states[k]], on[k])
 
 
-def _slot(c: Channel, x: tuple) -> int:
-    if c.kind != ChannelKind.BUFFER:
-        return 0
-    slot, stride = 0, 1
-    for k in reversed(range(len(c.moduli))):
-        slot += (x[k] % c.moduli[k]) * stride
-        stride *= c.moduli[k]
-    return slot
-
-
 @dataclass
 class Plan:
     """What each iteration of each process reads (channel, value, frees its word, buffer slot) and
@@ -169,23 +161,33 @@ class Plan:
     lines: list = field(default_factory=list)
 
 
-def _channel_plan(c: Channel, tables: NetworkTables, index: Callable[[str], dict[tuple, int]]) -> tuple[list, list]:
-    """(consumer iteration index, value number, frees its word, slot) per read and (producer iteration
-    index, value number, slot) per write of one channel; kept in its table, which every trial of a
-    network shares."""
-    tab = tables.channel(c)
+def _channel_plan(c: Channel, tables: NetworkTables) -> tuple[tuple[list, ...], tuple[list, ...], int]:
+    """Per read (consumer iteration's place, value number, frees its word, buffer slot) and per write
+    (producer iteration's place, value number, slot) of one channel, as columns, and how many values
+    it carries; kept with its pairs, which every trial of a network shares.  A value is a producer
+    iteration; a FIFO frees its word at the value's first read, a buffer its slot at the last."""
+    pairs = tables.pairs(c)
     key = (c.kind, c.moduli)
-    if tab.timing is None or tab.timing[0] != key:
-        reads, writes = [], []
-        into, outof = index(c.consumer), index(c.producer)
-        for v, (x, ys) in enumerate(tab.readers.items()):
-            free_at = ys[-1] if c.kind == ChannelKind.BUFFER else ys[0]
-            slot = _slot(c, x)
-            writes.append((outof[x], v, slot))
-            for y in ys:
-                reads.append((into[y], v, y == free_at, slot))
-        tab.timing = (key, reads, writes)
-    return tab.timing[1], tab.timing[2]
+    if pairs.timing is None or pairs.timing[0] != key:
+        m = pairs.consumer.shape[0]
+        written, first, value = np.unique(pairs.producer, return_index=True, return_inverse=True)
+        value = value.reshape(-1)
+        buffered = c.kind == ChannelKind.BUFFER
+        if buffered:  # pairs come in the consumer's order: a value's last read is its last pair
+            first = m - 1 - np.unique(value[::-1], return_index=True)[1]
+        free = np.zeros(m, dtype=bool)
+        free[first] = True
+        slot = np.zeros(m, dtype=np.int64)
+        if buffered:
+            stride = 1
+            for k in reversed(range(len(c.moduli))):
+                slot += (pairs.sources[:, k] % c.moduli[k]) * stride
+                stride *= c.moduli[k]
+        # a value's slot, from any of its pairs (`first` holds one per value, in value order)
+        reads = (pairs.consumer.tolist(), value.tolist(), free.tolist(), slot.tolist())
+        writes = (written.tolist(), list(range(written.shape[0])), slot[first].tolist())
+        pairs.timing = (key, reads, writes, int(written.shape[0]))
+    return pairs.timing[1], pairs.timing[2], pairs.timing[3]
 
 
 def plan_of(net: ProcessNetwork, tables: NetworkTables,
@@ -194,18 +196,9 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
     procs = list(net.processes)
     chans = list(net.channels)
     number = {c.name: n for n, c in enumerate(chans)}
-    positions: dict[str, dict[tuple, int]] = {}
-
-    def index(name: str) -> dict[tuple, int]:
-        """Iteration -> its position in the process's run; only a channel planned for the first time
-        needs it (`_channel_plan` keeps the plan in the channel's table)."""
-        if name not in positions:
-            positions[name] = {x: k for k, x in enumerate(tables.process(name).iterations)}
-        return positions[name]
-
     steps = []
     for p in procs:
-        n = len(tables.process(p.name).iterations)
+        n = tables.order(p.name).position.shape[0]
         stage_of = (read_stage or {}).get(p.name, {})
         ins = net.inputs(p.name)
         joins = sorted({stage_of.get(c.sink_port, 0) for c in ins} - {0})
@@ -215,17 +208,23 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
         writes: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
         for c in ins:
             s, ci = stage_of.get(c.sink_port, 0), number[c.name]
-            for k, v, free, slot in _channel_plan(c, tables, index)[0]:
-                (late[k][group[s]] if s else reads[k]).append((ci, v, free, slot))
+            at, values, frees, slots = _channel_plan(c, tables)[0]
+            if s:
+                g = group[s]
+                for k, v, free, slot in zip(at, values, frees, slots):
+                    late[k][g].append((ci, v, free, slot))
+            else:
+                for k, v, free, slot in zip(at, values, frees, slots):
+                    reads[k].append((ci, v, free, slot))
         for c in net.outputs(p.name):
             ci = number[c.name]
-            for k, v, slot in _channel_plan(c, tables, index)[1]:
+            for k, v, slot in zip(*_channel_plan(c, tables)[1]):
                 writes[k].append((ci, v, slot))
         steps.append((p, reads, late, writes, tuple(joins)))
     units = [(p.array, p.kind, p.port) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
     # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
     assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
-    return Plan(procs, chans, steps, [len(tables.channel(c).readers) for c in chans], _line_plan(net, tables))
+    return Plan(procs, chans, steps, [_channel_plan(c, tables)[2] for c in chans], _line_plan(net, tables))
 
 
 def _line_plan(net: ProcessNetwork, tables: NetworkTables) -> list:
@@ -238,7 +237,7 @@ def _line_plan(net: ProcessNetwork, tables: NetworkTables) -> list:
             out.append(None)
             continue
         shape = net.program.arrays[p.array].bound_shape
-        elements = [x[p.band_dims:] for x in tables.process(p.name).iterations]
+        elements = [tuple(x) for x in tables.order(p.name).in_run_order[:, p.band_dims:].tolist()]
         out.append((port[p.array], p.port, new_lines(elements, shape, wide[p.array])))
     return out
 

@@ -213,7 +213,8 @@ def test_a_large_matrix_multiply_compiles_with_bounded_analysis():
 
 
 @pytest.mark.parametrize("stem,tile,local_words", [("2mm", "auto", 64), ("lu", "4,4,4", 8192),
-                                                    ("seidel-2d", "2,8,8", 8192), ("cholesky", "4,4,4", 8192)])
+                                                    ("seidel-2d", "2,8,8", 8192),
+                                                    pytest.param("cholesky", "4,4,4", 8192, marks=pytest.mark.slow)])
 def test_memory_order_on_band_coordinates_equals_the_last_writer(stem, tile, local_words):
     """The token channels between an array's loads and stores, solved on the band coordinates, are
     the exact last-writer relations over the processes' time stamps."""

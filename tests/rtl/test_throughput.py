@@ -48,6 +48,7 @@ def test_parallel_divides_compute_bound_cycles(tmp_path, rtl_cache):
     assert cycles[4] < 0.45 * cycles[1], cycles
 
 
+@pytest.mark.slow  # 70-100 s: three Verilator runs at --parallel 4 (read channels per part: test_axi's gemm-int-read-ports)
 def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache):
     """gemv: four slabs reading A through one port run at the port's pace, one word per cycle; with a
     read channel per slab (the default at --parallel 4) each slab's load unit feeds its processes.
