@@ -25,7 +25,7 @@ from tests.kernels import ROOT, example_params
 # rectangular, two products, triangular, skewed stencils, a 3-d stencil, a parallel network
 CASES = [("gemm", 1), ("2mm", 4), ("cholesky", 1), ("trisolv", 1), ("jacobi-2d", 1), ("seidel-2d", 1),
          ("heat-3d", 1), ("syrk", 4)]
-SLOW = {("heat-3d", 1)}  # its compile alone takes 16 s
+SLOW = {("heat-3d", 1), ("2mm", 4)}  # heat-3d's compile alone takes 16 s; 2mm at P4 35 s (syrk-p4 is parallel)
 PARAMS = [pytest.param(c, id=f"{c[0]}-p{c[1]}", marks=[pytest.mark.slow] if c in SLOW else []) for c in CASES]
 
 
@@ -142,7 +142,7 @@ def _exactly_modelled(net) -> int:
                            read_stage=read_stages(net) if net.late_reads else None).cycles
 
 
-@pytest.mark.parametrize("stem,defines", [("gemm", ("NI=30", "NJ=35", "NK=40")),
+@pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=25", "NK=30")),
                                           pytest.param("cholesky", ("N=60",), marks=pytest.mark.slow)])
 def test_choice_on_the_reduced_instance_is_as_fast(monkeypatch, stem, defines):
     """The network chosen on the corner instance, built at full size, models within 2% of the one the

@@ -52,8 +52,8 @@ TILED = {"seidel-2d": "2,2,2", "seidel-int": "3,3,3", "trmm": "4,4", "gemm-int":
 
 
 @pytest.mark.parametrize("order,name,sizes", [
-    pytest.param(order, name, sizes, marks=pytest.mark.slow if (name, order) == ("2mm", "original") else ())
-    for order in ("latency", "original") for name, sizes in sorted(TILED.items())])  # 2mm original: 30 s
+    pytest.param(order, name, sizes, marks=pytest.mark.slow if name == "2mm" else ())
+    for order in ("latency", "original") for name, sizes in sorted(TILED.items())])  # 2mm: 30-35 s each
 def test_explicit_tiles_match_gcc(name, sizes, order):
     path = ROOT / "examples" / f"{name}.c"
     res = run(Options(str(path), params=example_params(path), tile=sizes, point_order=order))

@@ -33,8 +33,7 @@ def _sim(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_construct_network_matches_gcc(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for seed in ("1", "2"):
-        _sim(["sim", str(path), "--dpn-only", "--seed", seed, "--json"], capsys)
+    _sim(["sim", str(path), "--dpn-only", "--seed", "1", "--json"], capsys)  # a compile each: one seed
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -50,6 +50,7 @@ def test_cli_sim_rtl_tile_auto_stall(path, capsys):
     assert "PASS" in out and " 0 mismatches" in out
 
 
+@pytest.mark.slow  # 40-60 s: the standalone testbench builds its own Verilator model
 def test_standalone_testbench_recomputes_hoisted_ports(tmp_path, capsys):
     outdir = tmp_path / "out"
     rc, _, err = run_cli(["compile", str(EXAMPLE_F), "-o", str(outdir), "-q"], capsys)
