@@ -286,6 +286,19 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     last = 0
     late_wait: Optional[int] = None  # the channel of the first late operand found missing this cycle
     rec = recorder is not None
+    # A process without late reads that waits for a value not yet written, or for room in the channels
+    # its oldest result goes to, does nothing but count that wait until the value is written or a word
+    # of those channels is freed: it sleeps until then, and the cycles it slept are counted when it
+    # wakes (`rouse`).  Cycles are counted as loop passes (`tick`): the cycles skipped when nothing moves
+    # count no wait.  Not while recording: the recorder marks every cycle.
+    asleep = [0] * len(plan)  # 0 awake, EMPTY or FULL
+    slept_at = [0] * len(plan)  # the pass in which it fell asleep (its wait there is counted)
+    sleep_on: list[tuple[int, ...]] = [()] * len(plan)  # the channels its waits are counted on
+    value_watch: list[dict[int, list[int]]] = [{} for _ in chans]  # channel -> value -> sleepers
+    room_watch: list[Optional[int]] = [None] * len(chans)  # channel -> its producer, asleep on it
+    sleepers = 0
+    tick = 0
+    missed = 0  # the value `missing_of` found missing
     if rec:
         recorder.begin([step[0].name for step in plan])
         now_state: list[int] = [-1] * len(plan)
@@ -296,8 +309,34 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             now_state[i], now_on[i] = state, on
             recorder.mark(i, t, state, on)
 
+    def sleep(i: int, why: int, on: tuple[int, ...]) -> None:
+        nonlocal sleepers
+        asleep[i], slept_at[i], sleep_on[i] = why, tick, on
+        sleepers += 1
+        if why == FULL:
+            for ci in on:
+                room_watch[ci] = i
+        else:
+            value_watch[on[0]].setdefault(missed, []).append(i)
+
+    def rouse(i: int, skipped: int) -> None:
+        """Process i is evaluated again from now on; `skipped`: the passes it slept through."""
+        nonlocal sleepers
+        waits = full_waits if asleep[i] == FULL else empty_waits
+        for ci in sleep_on[i]:
+            waits[ci] += skipped
+            if asleep[i] == FULL:
+                room_watch[ci] = None
+        asleep[i] = 0
+        sleepers -= 1
+
     def stopped(cycles: Optional[int], end: int) -> Timing:
         """The run's result; `end`: the first cycle not modelled."""
+        for i, why in enumerate(asleep):
+            if why:  # a deadlock or the cycle limit: it waited through the last pass too
+                if why == EMPTY:
+                    value_watch[sleep_on[i][0]].clear()
+                rouse(i, tick - slept_at[i])
         if rec:
             recorder.finish(end, cycles)
         full = {c.name: full_waits[n] for n, c in enumerate(chans)}
@@ -308,13 +347,14 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                       {p.name: tuple(marks[i]) for i, (p, *_rest) in enumerate(plan) if nxt[i]})
 
     def missing_of(group: list) -> Optional[int]:
-        """The channel of the first operand of `group` not readable at cycle t."""
-        nonlocal wake
+        """The channel of the first operand of `group` not readable at cycle t (its value: `missed`)."""
+        nonlocal wake, missed
         for ci, v, _free, _slot_ in group:
             when = avail[ci][v]
             if when is None or when > t:
                 if when is not None:
                     wake = when if wake is None else min(wake, when)
+                missed = v
                 return ci
         return None
 
@@ -401,7 +441,10 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
         frees: list[tuple[int, int]] = []
         pending = False
         wake = None
+        tick += 1
         for i, (p, reads, late, writes, joins) in enumerate(plan):
+            if asleep[i]:
+                continue
             q = inflight[i]
             if not q and done[i]:
                 if rec:
@@ -415,12 +458,17 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     for ci in blocked:
                         full_waits[ci] += 1
                     frozen = True
+                    if not rec and not joins:
+                        sleep(i, FULL, tuple(blocked))
                 else:
                     for ci, v, slot in outs:
                         avail[ci][v] = t + 1 + delay[ci]
                         fill[ci] += 1
                         if buffered[ci]:
                             slots[ci].add(slot)
+                        if value_watch[ci]:
+                            for w in value_watch[ci].pop(v, ()):
+                                rouse(w, tick - slept_at[w] - (w > i))  # w > i: it is evaluated in this pass
                     q.popleft()
                     progress = True
                     last = max(last, t + 1)
@@ -458,6 +506,8 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                 empty_waits[missing] += 1
                 if rec:
                     note(i, EMPTY, chans[missing].name)
+                elif not joins and not q and avail[missing][missed] is None:
+                    sleep(i, EMPTY, (missing,))
                 continue
             line = lines[i]
             if line is not None and line[2][k]:  # its wide port serves one unit a cycle, in turn
@@ -478,6 +528,10 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
         for ci, s in frees:  # a word read this cycle is free from the next one
             fill[ci] -= 1
             slots[ci].discard(s)
+            if room_watch[ci] is not None:
+                rouse(room_watch[ci], tick - slept_at[room_watch[ci]])
+        if sleepers:
+            pending = True
         if not pending:
             return stopped(last, t + 1)
         if progress or frees:
