@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional
 
 import islpy as isl
 import numpy as np
@@ -101,9 +101,11 @@ def _row_index(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return inverse.reshape(-1)[table.shape[0]:]
 
 
-def run_order(p: Process) -> RunOrder:
+def run_order(p: Process, params: Mapping[str, int]) -> RunOrder:
+    """Enumerated as `stamps.process_stamps` enumerates it: the same set, so typing's enumeration is
+    found again (`isl_utils.fast_points` keeps them by text)."""
     n = p.domain.dim(isl.dim_type.set)
-    rows = iu.map_pairs(p.schedule)
+    rows = iu.points(iu.fix_params(p.schedule.wrap().flatten(), params))
     points, times = rows[:, :n], rows[:, n:]
     run = np.lexsort(times.T[::-1]) if times.shape[1] else np.arange(rows.shape[0])
     position = np.empty(rows.shape[0], dtype=np.int64)
@@ -121,9 +123,10 @@ class ChannelPairs:
     timing: Optional[tuple] = None  # the cycle model's reads and writes (timing.plan_of)
 
 
-def channel_pairs(c: Channel, producer: RunOrder, consumer: RunOrder) -> ChannelPairs:
+def channel_pairs(c: Channel, producer: RunOrder, consumer: RunOrder, params: Mapping[str, int]) -> ChannelPairs:
+    """Enumerated as `stamps.pair_stamps` enumerates the relation (`run_order`)."""
     n = c.relation.dim(isl.dim_type.in_)
-    rows = iu.map_pairs(c.relation)
+    rows = iu.points(iu.fix_params(c.relation.wrap().flatten(), params))
     xs, ys = rows[:, :n], rows[:, n:]
     into = consumer.positions_of(ys)
     order = np.argsort(into, kind="stable")
@@ -156,12 +159,13 @@ class NetworkTables:
 
     def order(self, name: str) -> RunOrder:
         if name not in self._o:
-            self._o[name] = run_order(self.net.process(name))
+            self._o[name] = run_order(self.net.process(name), self.net.program.param_values())
         return self._o[name]
 
     def pairs(self, c: Channel) -> ChannelPairs:
         if c.name not in self._pairs:
-            self._pairs[c.name] = channel_pairs(c, self.order(c.producer), self.order(c.consumer))
+            self._pairs[c.name] = channel_pairs(c, self.order(c.producer), self.order(c.consumer),
+                                                self.net.program.param_values())
         return self._pairs[c.name]
 
     def stamps(self, name: str) -> Optional[ProcessStamps]:
