@@ -9,7 +9,7 @@ import pytest
 from hls.dpn.channels import event_replayed_depth, replayed_size
 from hls.dpn.network import ChannelKind
 from hls.dpn.stamps import lex_order, pair_stamps
-from hls.dpn.tables import NetworkTables
+from hls.dpn.tables import NetworkTables, RunOrder
 from hls.pipeline import Options, run
 from tests.kernels import ROOT, example_params
 
@@ -52,3 +52,29 @@ def test_event_depth_equals_the_tables_replay(network):
     assert fifos
     for c in fifos:
         assert max(1, event_replayed_depth(c, network, tables)) == replayed_size(c, tables).depth, c.name
+
+
+def test_run_orders_and_channel_pairs_are_the_tables(network):
+    """The cycle model's arrays (`tables.RunOrder`, `tables.ChannelPairs`) against the per-instance
+    tables they replace: each iteration's place in its process's run, and each pair's places."""
+    tables = NetworkTables(network)
+    for p in network.processes:
+        order = tables.order(p.name)
+        assert [tuple(x) for x in order.in_run_order.tolist()] == tables.process(p.name).iterations
+    for c in network.channels:
+        pairs = tables.pairs(c)
+        place = {name: {x: k for k, x in enumerate(tables.process(name).iterations)}
+                 for name in (c.producer, c.consumer)}
+        expected = [(place[c.producer][x], place[c.consumer][y]) for x, y in tables.channel(c).pairs]
+        assert list(zip(pairs.producer.tolist(), pairs.consumer.tolist())) == expected
+        assert [tuple(x) for x in pairs.sources.tolist()] == [x for x, _y in tables.channel(c).pairs]
+
+
+def test_run_order_finds_rows_too_wide_for_mixed_radix_keys():
+    """Coordinates whose spans need more than 62 bits together are looked up without keys."""
+    points = np.array([[0, 0, 0], [0, 1 << 40, 5], [1 << 40, 0, 1], [1 << 40, 1 << 40, 1 << 30]], dtype=np.int64)
+    order = RunOrder(points, np.array([2, 0, 3, 1]))
+    rows = points[[3, 0, 2, 2, 1]]
+    assert order.positions_of(rows).tolist() == [1, 2, 3, 3, 0]
+    narrow = RunOrder(points % 7, np.array([2, 0, 3, 1]))
+    assert narrow.positions_of((points % 7)[[3, 0, 2]]).tolist() == [1, 2, 3]
