@@ -453,7 +453,13 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
             frozen = False
             if q and q[0][0] <= t:  # retire the oldest result: every channel it goes to needs room
                 outs = q[0][1]
-                blocked = [ci for ci, _v, slot in outs if (slot in slots[ci] if buffered[ci] else fill[ci] >= cap[ci])]
+                blocked = None  # the channels without room (a loop: a comprehension is a call per pass)
+                for ci, _v, slot in outs:
+                    if (slot in slots[ci]) if buffered[ci] else (fill[ci] >= cap[ci]):
+                        if blocked is None:
+                            blocked = [ci]
+                        else:
+                            blocked.append(ci)
                 if blocked:
                     for ci in blocked:
                         full_waits[ci] += 1
