@@ -164,7 +164,8 @@ def test_merged_dpn_json_round_trips():
     assert {k: v for k, v in again.items() if k != "tiling"} == {k: v for k, v in data.items() if k != "tiling"}
 
 
-@pytest.mark.parametrize("name", ["gemm", pytest.param("checksum-u8", marks=pytest.mark.slow)])
+@pytest.mark.slow  # 30-40 s each; merged networks run bit-exact in the DPN simulator by default
+@pytest.mark.parametrize("name", ["gemm", "checksum-u8"])
 def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
     """A merged process in Verilog: one pipeline, each iteration computing the statement that owns it."""
     from tests.kernels import cli_args, run_cli
@@ -180,7 +181,8 @@ def test_merged_rtl_matches_gcc_under_back_pressure(name, capsys):
     assert rep["compute_processes"] == len(_compute(res.network)) < len(res.program.statements)
 
 
-@pytest.mark.parametrize("name", ["syrk", pytest.param("tri-sum", marks=pytest.mark.slow)])
+@pytest.mark.slow  # 35-50 s each
+@pytest.mark.parametrize("name", ["syrk", "tri-sum"])
 def test_parallel_parts_stay_parallel(name, capsys):
     """`--parallel 4` parts of one statement never share a process (regression: a merged process held
     two parts of syrk's reduction, undoing the parallelism and declaring its read ports twice)."""

@@ -179,7 +179,8 @@ def test_extrapolation_follows_the_corner_issue_rate(monkeypatch, stem, defines)
 
 @pytest.mark.parametrize("stem,defines", [("gemm", ("NI=20", "NJ=21", "NK=22")),
                                           ("fir-int", ("N=100", "TAPS=20")),
-                                          ("2mm", ("NI=8", "NJ=28", "NK=28", "NL=28")),
+                                          pytest.param("2mm", ("NI=8", "NJ=28", "NK=28", "NL=28"),
+                                                       marks=pytest.mark.slow),  # 25-30 s
                                           ("tiled-transpose", ("N=160", "TS=48"))])
 def test_network_chosen_on_a_reduced_instance_matches_gcc(monkeypatch, stem, defines):
     """tiled-transpose's corner domain made isl's coalescing abort (`iu.coalesced` keeps the set

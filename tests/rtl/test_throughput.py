@@ -70,7 +70,7 @@ def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache)
 
 
 FLOAT = ["cholesky", "seidel-2d", "conv2d", "lu", "trisolv", "atax", "fdtd-2d", "symm"]
-FLOAT_DEFAULT = {"trisolv", "atax"}  # the others under `-m slow` (each 40-90 s)
+FLOAT_DEFAULT = {"atax"}  # the others under `-m slow` (each 20-90 s)
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in FLOAT_DEFAULT else pytest.mark.slow)

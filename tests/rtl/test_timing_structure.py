@@ -74,7 +74,8 @@ def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cach
     assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
-@pytest.mark.parametrize(("kernel", "parallel"), [("fir-int", 1), pytest.param("gemv-float", 4, marks=pytest.mark.slow)])
+@pytest.mark.slow  # 25-50 s each; the registered enables: test_registered_enables_equal_the_segment_enables
+@pytest.mark.parametrize(("kernel", "parallel"), [("fir-int", 1), ("gemv-float", 4)])
 def test_registered_operand_flags_equal_the_channels_valid(kernel, parallel, tmp_path, rtl_cache):
     """A port reading FIFOs, with multiplicity too (fir-int, gemv-float's parallel copies), keeps its
     operand flag in a register computed a cycle ahead; under back-pressure it must equal, in every
