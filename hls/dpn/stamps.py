@@ -39,11 +39,8 @@ class ProcessStamps:
         None if one is not an iteration."""
         if rows.shape[0] == 0:
             return self.times[:0, columns]
-        offset = rows - self.low
-        if (offset < 0).any() or (offset >= self.radix).any():
-            return None
-        at = np.searchsorted(self.keys, mixed_radix_keys(offset, self.radix))
-        if (at >= self.keys.shape[0]).any() or (self.points[np.minimum(at, self.keys.shape[0] - 1)] != rows).any():
+        at = find_rows(self.points, self.keys, self.low, self.radix, rows)
+        if at is None:
             return None
         return self.times[np.ix_(at, np.flatnonzero(columns))]  # only the rows and columns asked for
 
@@ -63,6 +60,27 @@ def mixed_radix_keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
     return key
 
 
+def key_radix(points: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """(smallest coordinate, span) per dimension of non-empty rows, or None when their mixed-radix
+    keys would not fit an int64."""
+    low = points.min(axis=0)
+    radix = points.max(axis=0) - low + 1
+    return None if sum(int(r).bit_length() for r in radix) > KEY_BITS else (low, radix)
+
+
+def find_rows(points: np.ndarray, keys: np.ndarray, low: np.ndarray, radix: np.ndarray,
+              rows: np.ndarray) -> Optional[np.ndarray]:
+    """Where each of `rows` is in `points` (sorted rows with their increasing `keys`), or None when
+    one of them is not there."""
+    offset = rows - low
+    if (offset < 0).any() or (offset >= radix).any():
+        return None
+    at = np.searchsorted(keys, mixed_radix_keys(offset, radix))
+    if (at >= keys.shape[0]).any() or (points[np.minimum(at, keys.shape[0] - 1)] != rows).any():
+        return None
+    return at
+
+
 def process_stamps(p: Process, params: Mapping[str, int]) -> Optional[ProcessStamps]:
     """The process's iterations and stamps from its schedule, enumerated once into arrays; None when
     isl cannot enumerate it that way or its iterations do not fit mixed-radix int64 keys."""
@@ -76,10 +94,10 @@ def process_stamps(p: Process, params: Mapping[str, int]) -> Optional[ProcessSta
     if points.shape[0] == 0:
         zero = np.zeros(n, dtype=np.int64)
         return ProcessStamps(points, times, zero, zero + 1, np.zeros(0, dtype=np.int64))
-    low = points.min(axis=0)
-    radix = points.max(axis=0) - low + 1
-    if sum(int(r).bit_length() for r in radix) > KEY_BITS:
+    keyed = key_radix(points)
+    if keyed is None:
         return None
+    low, radix = keyed
     keys = mixed_radix_keys(points - low, radix)  # rows come sorted, and so do their keys
     if (np.diff(keys) <= 0).any():
         return None  # not a function of the iteration: not a schedule the passes build

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..poly import isl_utils as iu
 from .network import Channel, Process, ProcessNetwork
-from .stamps import KEY_BITS, ProcessStamps, mixed_radix_keys, process_stamps
+from .stamps import ProcessStamps, find_rows, key_radix, mixed_radix_keys, process_stamps
 
 Point = tuple[int, ...]
 
@@ -69,12 +69,10 @@ class RunOrder:
     @functools.cached_property
     def _radix(self) -> Optional[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(low, radix, keys) of the rows' mixed-radix numbers, or None when they do not fit an int64."""
-        if self.points.shape[0] == 0:
+        keyed = key_radix(self.points) if self.points.shape[0] else None
+        if keyed is None:
             return None
-        low = self.points.min(axis=0)
-        radix = self.points.max(axis=0) - low + 1
-        if sum(int(r).bit_length() for r in radix) > KEY_BITS:
-            return None
+        low, radix = keyed
         return low, radix, mixed_radix_keys(self.points - low, radix)
 
     def positions_of(self, rows: np.ndarray) -> np.ndarray:
@@ -84,12 +82,8 @@ class RunOrder:
         if self._radix is None:
             return self.position[_row_index(self.points, rows)]
         low, radix, keys = self._radix
-        offset = rows - low
-        assert (offset >= 0).all() and (offset < radix).all(), "a row that is not an iteration of the process"
-        want = mixed_radix_keys(offset, radix)
-        at = np.searchsorted(keys, want)
-        assert (at < keys.shape[0]).all() and (keys[np.minimum(at, keys.shape[0] - 1)] == want).all(), \
-            "a row that is not an iteration of the process"
+        at = find_rows(self.points, keys, low, radix, rows)
+        assert at is not None, "a row that is not an iteration of the process"
         return self.position[at]
 
 
