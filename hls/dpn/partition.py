@@ -338,22 +338,42 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
     pieces: the load domain's own pieces do not coalesce with the result's.)"""
     out = []
     for array, pl, ps in _loaded_and_stored(net, program):
-        nb = pl.band_dims
-        for sink, source, same_band in ((pl, ps, False), (ps, pl, True)):
-            space = isl.Space.map_from_set(sink.domain.get_space())
-            before = (isl.Map.lex_ge_first if same_band else isl.Map.lex_gt_first)(space, nb)
-            for d in range(nb, sink.domain.dim(isl.dim_type.set)):
-                before = before.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
-            before = before.set_tuple_name(isl.dim_type.out, source.name)
-            if same_band:  # a store waits: solved on its domain's hull, then restricted to the domain
-                hull = isl.Set.from_basic_set(sink.domain.simple_hull())
-                latest = iu.coalesced(before.intersect_domain(hull).intersect_range(source.domain).lexmax())
-                latest = latest.intersect_domain(sink.domain)
-            else:
-                latest = before.intersect_domain(sink.domain).intersect_range(source.domain).lexmax()
-            for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
-                if not m.is_empty():
-                    out.append((source.name, sink.name, iu.coalesced(m), array))
+        key = (str(pl.domain), str(ps.domain), pl.band_dims, pl.name, ps.name)
+        if key not in _MEMORY_ORDERS:
+            if len(_MEMORY_ORDERS) >= MEMORY_ORDERS_KEPT:
+                _MEMORY_ORDERS.pop(next(iter(_MEMORY_ORDERS)))
+            _MEMORY_ORDERS[key] = [(source, sink, str(m)) for source, sink, m in _array_memory_order(pl, ps)]
+        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _MEMORY_ORDERS[key])
+    return out
+
+
+#: the memory-order relations of a load and a store unit, by their domains: they depend on nothing
+#: else, and the candidates of one compile that share a tiling (its point orders, merges and slabs)
+#: share them (a skewed 3-d stencil's: a twelfth of choosing among its point orders).  Kept as text,
+#: read again for each network: isl may change an object's form in place, and a network's elements
+#: are its own (`isl_utils.reread`)
+_MEMORY_ORDERS: dict[tuple, list[tuple[str, str, str]]] = {}
+MEMORY_ORDERS_KEPT = 64
+
+
+def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Map]]:
+    out = []
+    nb = pl.band_dims
+    for sink, source, same_band in ((pl, ps, False), (ps, pl, True)):
+        space = isl.Space.map_from_set(sink.domain.get_space())
+        before = (isl.Map.lex_ge_first if same_band else isl.Map.lex_gt_first)(space, nb)
+        for d in range(nb, sink.domain.dim(isl.dim_type.set)):
+            before = before.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+        before = before.set_tuple_name(isl.dim_type.out, source.name)
+        if same_band:  # a store waits: solved on its domain's hull, then restricted to the domain
+            hull = isl.Set.from_basic_set(sink.domain.simple_hull())
+            latest = iu.coalesced(before.intersect_domain(hull).intersect_range(source.domain).lexmax())
+            latest = latest.intersect_domain(sink.domain)
+        else:
+            latest = before.intersect_domain(sink.domain).intersect_range(source.domain).lexmax()
+        for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
+            if not m.is_empty():
+                out.append((source.name, sink.name, iu.coalesced(m)))
     return out
 
 

@@ -49,6 +49,8 @@ def deciding_dims(times: isl.Set) -> list[int]:
     n = times.dim(isl.dim_type.set)
     keep = []
     for d in range(n):
+        if not times.plain_get_val_if_fixed(isl.dim_type.set, d).is_nan():
+            continue  # one constant throughout (the 2d+1 schedule's): no projection asked
         prefix = times.project_out(isl.dim_type.set, d + 1, n - d - 1)
         if not isl.Map.from_range(prefix).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, d).is_single_valued():
             keep.append(d)
