@@ -114,15 +114,20 @@ def _is_successor(succ: isl.Map, times: isl.Set) -> bool:
     """Whether `succ` (`_successor`'s answer: a function by construction, one lexmin per element) is
     the successor function of the finite set `times`: from all but its last element onto all but its
     first (so one-to-one: the two have as many elements), and forward.  Then the first element goes
-    to the second (the only earlier element the second can come from), and so on by induction."""
+    to the second (the only earlier element the second can come from), and so on by induction.
+
+    `succ` pairs elements of `times` (its lexmins are taken over pairs of them), so once it is shown
+    forward, its domain lacks the last element and its range the first: only the other inclusions
+    are asked (of the two subset tests of an equality, the cheaper one was a third of the time, on a
+    red-black stencil's load unit)."""
     if times.is_empty():
         return succ.is_empty()
     space = times.get_space()
     n = times.dim(isl.dim_type.set)
     return (succ.intersect(equal_before(isl.Map.universe(isl.Space.map_from_set(space)), n)).is_empty()
             and all(succ.intersect(first_differs(space, i, -1)).is_empty() for i in range(n))
-            and succ.domain().is_equal(times.subtract(times.lexmax()))
-            and succ.range().is_equal(times.subtract(times.lexmin())))
+            and times.subtract(times.lexmax()).is_subset(succ.domain())
+            and times.subtract(times.lexmin()).is_subset(succ.range()))
 
 
 def _successor(times: isl.Set) -> isl.Map:
