@@ -427,11 +427,17 @@ def event_replayed_depth(c: Channel, net: ProcessNetwork, tables: Optional[Netwo
     if lives is None:
         return None
     _xs, written, first, _last = lives
-    n, d = written.shape
-    times = np.concatenate([written, first])
-    delta = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(n, dtype=np.int64)])
-    order = np.lexsort((delta,) + tuple(times[:, k] for k in reversed(range(d))))  # reads first at a time
-    return int(np.cumsum(delta[order]).max(initial=0))
+    return _events_in_time(written, first)[1]
+
+
+def _events_in_time(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, int]:
+    """The lifetimes' ends (0 .. n-1) and starts (n .. 2n-1) in the order of their time stamps (rows),
+    ends first at one time (a process reads, then writes), and the most lifetimes open at once."""
+    n = starts.shape[0]
+    times = np.concatenate([ends, starts])
+    delta = np.r_[-np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64)]
+    order = np.lexsort((delta,) + tuple(times[:, k] for k in reversed(range(times.shape[1]))))
+    return order, int(np.cumsum(delta[order]).max(initial=0))
 
 
 def _modular_allocation(readers, ptime, ctime) -> tuple[tuple[int, ...], int]:
@@ -472,10 +478,7 @@ def _allocation_of_lifetimes(xs: np.ndarray, written: np.ndarray, dead: np.ndarr
     n, dims = xs.shape
     if n == 0:
         return (1,) * dims, 0
-    times = np.concatenate([dead, written])
-    born = np.r_[np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)]
-    order = np.lexsort((born,) + tuple(times[:, j] for j in reversed(range(times.shape[1]))))  # deaths first
-    best = int(np.cumsum(np.where(born == 1, 1, -1)[order]).max(initial=0))
+    order, best = _events_in_time(written, dead)
     events = order.tolist()
     span = [0] * dims
     group = np.zeros(n, dtype=np.int64)  # the values' prefixes x[:k], numbered
