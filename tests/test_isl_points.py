@@ -128,3 +128,29 @@ def test_enumerations_are_kept_by_text_read_only_and_bounded(monkeypatch):
         iu.fast_points(isl.Set(f"{{ [i, j] : 0 <= i < {n} and 0 <= j <= i and (i + j) mod 3 = 1 }}"))
     again = iu.fast_points(isl.Set(text))
     assert again is not first and np.array_equal(again, first)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(-40, 40), st.integers(-3, 3), st.sampled_from([0, 1, -(1 << 40), 1 << 40])),
+                max_size=60))
+def test_sorted_unique_rows_equal_numpy_unique(rows):
+    """On one mixed-radix key per row where the rows' box fits, row by row where it does not (the
+    third column's span of 2^41 with the others' overflows a key)."""
+    a = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+    for cols in ([0], [0, 1], [0, 1, 2]):
+        got = iu.sorted_unique_rows(a[:, cols])
+        assert np.array_equal(got, np.unique(a[:, cols], axis=0))
+
+
+def test_points_of_a_schedule_of_several_pieces():
+    """A process's iterations wrapped with their time stamps: every time dimension one value per
+    iteration (appended without copying the rows), pieces that overlap in the union, and negative
+    stamps."""
+    sched = isl.Map("{ S[i, j] -> [floor(i / 4), -j, i, 0, j] : 0 <= i < 12 and 0 <= j < 9 and j <= i; "
+                    "S[i, j] -> [floor(i / 4), -j, i, 0, j] : 0 <= i < 12 and 0 <= j < 9 and j >= i - 2; "
+                    "S[i, j] -> [-1, j, 2i, 1, 0] : 12 <= i < 15 and 0 <= j < 4 }")
+    s = sched.wrap().flatten()
+    assert len(s.get_basic_sets()) > 1
+    got = iu.fast_points(s)
+    assert got is not None and np.array_equal(got, _visit(s))
+    assert len(got) == iu.card(sched.domain())

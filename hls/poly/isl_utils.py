@@ -6,6 +6,7 @@ Dimensions are addressed by name where isl allows it; positional arithmetic stay
 from __future__ import annotations
 
 import functools
+import math
 from typing import Iterable, Mapping, Sequence
 
 import islpy as isl
@@ -163,11 +164,12 @@ class _Affine:
         """The outermost dimension after which every term is known (-1: a constant); `skip` ignored."""
         return max([d for d, _ in self.dims if d != skip] + [div_level[k] for k, _ in self.divs], default=-1)
 
-    def value(self, rows: np.ndarray, divs: list, skip: int = -1) -> np.ndarray:
-        val = np.full(rows.shape[0], self.const, dtype=np.int64)
+    def value(self, columns: list[np.ndarray], count: int, divs: list, skip: int = -1) -> np.ndarray:
+        """The value at `count` rows, given as one array per dimension (`columns`)."""
+        val = np.full(count, self.const, dtype=np.int64)
         for d, c in self.dims:
             if d != skip:
-                val += c * rows[:, d]
+                val += c * columns[d]
         for k, c in self.divs:
             val += c * divs[k]
         return val
@@ -208,7 +210,24 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
         parts.append(rows)
     if len(parts) == 1:
         return np.ascontiguousarray(parts[0])
-    return np.unique(np.concatenate(parts), axis=0)
+    return sorted_unique_rows(np.concatenate(parts))
+
+
+def sorted_unique_rows(rows: np.ndarray) -> np.ndarray:
+    """`np.unique(rows, axis=0)`: the distinct rows in lexicographic order.  Sorted on one mixed-radix
+    integer key per row where the rows' box fits one (about ten times faster than comparing rows
+    field by field, which was a quarter of enumerating a schedule of several pieces)."""
+    if rows.shape[0] == 0 or rows.shape[1] == 0:
+        return np.unique(rows, axis=0)
+    low = rows.min(axis=0)
+    spans = rows.max(axis=0) - low + 1
+    if math.prod(int(x) for x in spans) >= 1 << 62:
+        return np.unique(rows, axis=0)
+    keys = np.zeros(rows.shape[0], dtype=np.int64)
+    for d in range(rows.shape[1]):
+        keys = keys * int(spans[d]) + (rows[:, d] - low[d])
+    _, first = np.unique(keys, return_index=True)
+    return np.ascontiguousarray(rows[first])
 
 
 def _divs_known(bset: isl.BasicSet) -> bool:
@@ -265,7 +284,12 @@ def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int]) -> np.ndarray | 
         for d, k in a.dims:
             if a.level(div_level, skip=d) < d:
                 bounds[d].append((eq, k, a))
-    rows = np.zeros((1, 0), dtype=np.int64)
+    # the rows as one array per enumerated dimension: a dimension that takes one value per row (a
+    # time stamp's, fixed by the iteration) is appended without copying the others, where extending
+    # a 2-d array copied every row at every level (rows x dimensions squared: a schedule's 20 time
+    # dimensions were most of enumerating it)
+    cols: list[np.ndarray] = []
+    count = 1
     vals: list = [None] * ndiv  # division values at the rows, once their level is enumerated
     for d in range(n):
         has_lo = any(eq or k > 0 for eq, k, _a in bounds[d])
@@ -274,10 +298,10 @@ def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int]) -> np.ndarray | 
         high = 0 if has_hi else _box_bound(bset, d, upper=True)
         if low is None or high is None:
             return np.zeros((0, n), dtype=np.int64) if bset.is_empty() else None
-        lo = np.full(rows.shape[0], low if not has_lo else np.iinfo(np.int64).min // 4, dtype=np.int64)
-        hi = np.full(rows.shape[0], high if not has_hi else np.iinfo(np.int64).max // 4, dtype=np.int64)
+        lo = np.full(count, low if not has_lo else np.iinfo(np.int64).min // 4, dtype=np.int64)
+        hi = np.full(count, high if not has_hi else np.iinfo(np.int64).max // 4, dtype=np.int64)
         for eq, k, a in bounds[d]:  # bounds on x_d from constraints whose other terms are known
-            rest = a.value(rows, vals, skip=d)
+            rest = a.value(cols, count, vals, skip=d)
             if k > 0:
                 lo = np.maximum(lo, -(rest // k))  # x_d >= ceil(-rest / k)
                 if eq:
@@ -290,21 +314,29 @@ def _basic_points(bset: isl.BasicSet, n: int, pvals: list[int]) -> np.ndarray | 
         total = int(counts.sum())
         if total * (d + 1) > _ROW_LIMIT:
             return None
-        src = np.repeat(np.arange(rows.shape[0]), counts)
-        offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-        rows = np.column_stack([rows[src], lo[src] + offset])
-        vals = [None if v is None else v[src] for v in vals]
+        if total == count and (counts == 1).all():  # one value per row: the rows stay as they are
+            cols.append(lo)
+        else:
+            src = np.repeat(np.arange(count), counts)
+            offset = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+            cols = [c[src] for c in cols] + [lo[src] + offset]
+            vals = [None if v is None else v[src] for v in vals]
+            count = total
         for k in divs_at[d]:
             den, num = divs[k]
-            vals[k] = np.floor_divide(num.value(rows, vals), den)
-        keep = np.ones(rows.shape[0], dtype=bool)
+            vals[k] = np.floor_divide(num.value(cols, count, vals), den)
+        keep = np.ones(count, dtype=bool)
         for eq, a in checks[d]:
-            v = a.value(rows, vals)
+            v = a.value(cols, count, vals)
             keep &= (v == 0) if eq else (v >= 0)
         if not keep.all():
-            rows = rows[keep]
+            cols = [c[keep] for c in cols]
             vals = [None if v is None else v[keep] for v in vals]
-    return rows
+            count = int(keep.sum())
+    out = np.empty((count, n), dtype=np.int64)
+    for d, c in enumerate(cols):
+        out[:, d] = c
+    return out
 
 
 def map_pairs(m: isl.Map) -> np.ndarray:
