@@ -156,6 +156,9 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
             out.add_process(merged[new_name[p.name]])
     for c in net.channels:
         rel, prod, cons = c.relation, c.producer, c.consumer
+        if prod not in embed and cons not in embed:
+            out.add_channel(c)  # its relation as it is: a new object would be read again (`isl_utils.reread`)
+            continue
         if prod in embed:
             rel, prod = embed[prod].reverse().apply_range(rel), new_name[prod]
         if cons in embed:
