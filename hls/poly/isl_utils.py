@@ -350,8 +350,22 @@ def card(s: isl.Set) -> int:
     isl's own `count_val`, which scans rows in C (600 M points in about a second), when the bounding
     box is small (`SCAN_CELLS`); else barvinok's symbolic count (constant time in the size), or
     without barvinok a product of scans over the groups of coupled dimensions (`count_by_factors`):
-    never a Python loop over points."""
-    return _card_of(str(s))
+    never a Python loop over points.
+
+    Kept by the object as well as by its text: the passes ask again about the very same domains (every
+    channel's processes, at typing and at sizing), and printing one is most of a count from the text."""
+    kept = _CARDS.get(id(s))
+    if kept is not None and kept[0] is s:
+        return kept[1]
+    n = _card_of(str(s))
+    if len(_CARDS) >= _CARDS_MAX:
+        _CARDS.pop(next(iter(_CARDS)))
+    _CARDS[id(s)] = (s, n)  # the object kept alive, so that its id stays its own
+    return n
+
+
+_CARDS: dict[int, tuple[object, int]] = {}
+_CARDS_MAX = 1 << 14
 
 
 @functools.lru_cache(maxsize=4096)
