@@ -3,6 +3,7 @@
 import islpy as isl
 import pytest
 
+from hls.poly import lexorder
 from hls.poly.lexorder import (deciding_dims, first_differs, lex_successor, ordered_pairs, schedule_successor,
                                shared_prefix, with_partner)
 
@@ -120,3 +121,18 @@ def test_with_partner_is_the_domain_of_the_ordered_pairs(text, later, earlier, s
     got = with_partner(pairs, schedule, sign)
     assert got.is_equal(expected)
     assert got.is_empty() == (not later if sign == 1 else not earlier)
+
+
+def test_the_successor_check_refuses_a_skip_and_an_element_left_without_a_successor():
+    """`schedule_successor` keeps isl's answer on the deciding dimensions only when the check passes
+    (else it asks on whole time stamps): an answer that skips an element, or leaves one other than
+    the last without a successor, must fail it."""
+    times = isl.Set("{ [i, j] : 0 <= i < 3 and 0 <= j < 2 }")
+    good, unmatched = lexorder._successor(times)
+    assert unmatched.is_equal(times.lexmax())
+    assert lexorder._is_successor(good, times, unmatched)
+    skip = good.subtract(isl.Map("{ [0, 1] -> [1, 0] }")).union(isl.Map("{ [0, 1] -> [1, 1] }"))  # [1, 0] never comes
+    assert skip.is_single_valued()
+    assert not lexorder._is_successor(skip, times, times.subtract(skip.domain()))
+    short = good.subtract(isl.Map("{ [1, 1] -> [2, 0] }"))  # [1, 1] has no successor
+    assert not lexorder._is_successor(short, times, times.subtract(short.domain()))
