@@ -130,17 +130,6 @@ def test_enumerations_are_kept_by_text_read_only_and_bounded(monkeypatch):
     assert again is not first and np.array_equal(again, first)
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(-40, 40), st.integers(-3, 3), st.sampled_from([0, 1, -(1 << 40), 1 << 40])),
-                max_size=60))
-def test_sorted_unique_rows_equal_numpy_unique(rows):
-    """On one mixed-radix key per row where the rows' box fits, row by row where it does not (the
-    third column's span of 2^41 with the others' overflows a key)."""
-    a = np.array(rows, dtype=np.int64).reshape(len(rows), 3)
-    for cols in ([0], [0, 1], [0, 1, 2]):
-        got = iu.sorted_unique_rows(a[:, cols])
-        assert np.array_equal(got, np.unique(a[:, cols], axis=0))
-
 
 def test_points_of_a_schedule_of_several_pieces():
     """A process's iterations wrapped with their time stamps: every time dimension one value per

@@ -50,7 +50,8 @@ from ..bounded import text_within
 from ..poly import isl_utils as iu
 from ..poly.lexorder import first_differs, shared_prefix
 from .network import Channel, ChannelKind, ProcessNetwork, Stage
-from .stamps import lex_order, pair_stamps
+from ..poly.rows import lex_order
+from .stamps import pair_stamps
 from .tables import NetworkTables
 from .timestamps import compact_schedules
 
@@ -436,7 +437,7 @@ def _events_in_time(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, i
     n = starts.shape[0]
     times = np.concatenate([ends, starts])
     delta = np.r_[-np.ones(n, dtype=np.int64), np.ones(n, dtype=np.int64)]
-    order = np.lexsort((delta,) + tuple(times[:, k] for k in reversed(range(times.shape[1]))))
+    order = lex_order(times, delta[:, None])
     return order, int(np.cumsum(delta[order]).max(initial=0))
 
 

@@ -20,10 +20,8 @@ import islpy as isl
 import numpy as np
 
 from ..poly import isl_utils as iu
+from ..poly.rows import key_radix, mixed_radix_keys
 from .network import Channel, Process
-
-KEY_BITS = 62  # mixed-radix keys of the iterations must fit an int64
-
 
 @dataclass(frozen=True)
 class ProcessStamps:
@@ -50,22 +48,6 @@ class ProcessStamps:
         if self.times.shape[0] == 0:
             return np.ones(self.times.shape[1], dtype=bool), np.zeros(self.times.shape[1], dtype=self.times.dtype)
         return self.times.min(axis=0) == self.times.max(axis=0), self.times[0]
-
-
-def mixed_radix_keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
-    """Mixed-radix numbers of non-negative offsets: their order is the rows' lexicographic order."""
-    key = np.zeros(offset.shape[0], dtype=np.int64)
-    for d in range(offset.shape[1]):
-        key = key * radix[d] + offset[:, d]
-    return key
-
-
-def key_radix(points: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
-    """(smallest coordinate, span) per dimension of non-empty rows, or None when their mixed-radix
-    keys would not fit an int64."""
-    low = points.min(axis=0)
-    radix = points.max(axis=0) - low + 1
-    return None if sum(int(r).bit_length() for r in radix) > KEY_BITS else (low, radix)
 
 
 def find_rows(points: np.ndarray, keys: np.ndarray, low: np.ndarray, radix: np.ndarray,
@@ -122,10 +104,3 @@ def pair_stamps(c: Channel, producer: ProcessStamps, consumer: ProcessStamps,
     if written is None or read is None:
         return None
     return xs, written, read
-
-
-def lex_order(*columns: np.ndarray) -> np.ndarray:
-    """The permutation that sorts rows by the concatenated columns of the given arrays,
-    lexicographically (the first array's first column most significant)."""
-    keys = [a[:, k] for a in columns for k in range(a.shape[1])]
-    return np.lexsort(keys[::-1]) if keys else np.arange(columns[0].shape[0])

@@ -14,8 +14,9 @@ import islpy as isl
 import numpy as np
 
 from ..poly import isl_utils as iu
+from ..poly.rows import key_radix, mixed_radix_keys
 from .network import Channel, Process, ProcessNetwork
-from .stamps import ProcessStamps, find_rows, key_radix, mixed_radix_keys, process_stamps
+from .stamps import ProcessStamps, find_rows, process_stamps
 
 Point = tuple[int, ...]
 

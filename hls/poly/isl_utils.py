@@ -6,11 +6,12 @@ Dimensions are addressed by name where isl allows it; positional arithmetic stay
 from __future__ import annotations
 
 import functools
-import math
 from typing import Iterable, Mapping, Sequence
 
 import islpy as isl
 import numpy as np
+
+from .rows import sorted_unique_rows
 
 from .lexorder import ordered_pairs
 
@@ -211,23 +212,6 @@ def _points_by_levels(s: isl.Set) -> np.ndarray | None:
     if len(parts) == 1:
         return np.ascontiguousarray(parts[0])
     return sorted_unique_rows(np.concatenate(parts))
-
-
-def sorted_unique_rows(rows: np.ndarray) -> np.ndarray:
-    """`np.unique(rows, axis=0)`: the distinct rows in lexicographic order.  Sorted on one mixed-radix
-    integer key per row where the rows' box fits one (about ten times faster than comparing rows
-    field by field, which was a quarter of enumerating a schedule of several pieces)."""
-    if rows.shape[0] == 0 or rows.shape[1] == 0:
-        return np.unique(rows, axis=0)
-    low = rows.min(axis=0)
-    spans = rows.max(axis=0) - low + 1
-    if math.prod(int(x) for x in spans) >= 1 << 62:
-        return np.unique(rows, axis=0)
-    keys = np.zeros(rows.shape[0], dtype=np.int64)
-    for d in range(rows.shape[1]):
-        keys = keys * int(spans[d]) + (rows[:, d] - low[d])
-    _, first = np.unique(keys, return_index=True)
-    return np.ascontiguousarray(rows[first])
 
 
 def _divs_known(bset: isl.BasicSet) -> bool:

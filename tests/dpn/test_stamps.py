@@ -8,7 +8,8 @@ import pytest
 
 from hls.dpn.channels import event_replayed_depth, replayed_size
 from hls.dpn.network import ChannelKind
-from hls.dpn.stamps import lex_order, pair_stamps
+from hls.dpn.stamps import pair_stamps
+from hls.poly.rows import lex_order
 from hls.dpn.tables import NetworkTables, RunOrder
 from hls.pipeline import Options, run
 from tests.kernels import ROOT, example_params
