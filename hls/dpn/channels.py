@@ -49,8 +49,8 @@ import numpy as np
 from ..bounded import text_within
 from ..poly import isl_utils as iu
 from ..poly.lexorder import first_differs, shared_prefix
-from .network import Channel, ChannelKind, ProcessNetwork, Stage
 from ..poly.rows import lex_order
+from .network import Channel, ChannelKind, ProcessNetwork, Stage
 from .stamps import pair_stamps
 from .tables import NetworkTables
 from .timestamps import compact_schedules

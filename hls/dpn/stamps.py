@@ -23,6 +23,7 @@ from ..poly import isl_utils as iu
 from ..poly.rows import key_radix, mixed_radix_keys
 from .network import Channel, Process
 
+
 @dataclass(frozen=True)
 class ProcessStamps:
     """A process's iterations, sorted lexicographically, and the time stamp of each (same rows)."""

@@ -11,9 +11,8 @@ from typing import Iterable, Mapping, Sequence
 import islpy as isl
 import numpy as np
 
-from .rows import sorted_unique_rows
-
 from .lexorder import ordered_pairs
+from .rows import sorted_unique_rows
 
 CTX = isl.DEFAULT_CONTEXT
 
