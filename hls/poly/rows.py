@@ -18,10 +18,7 @@ KEY_BITS = 62  # mixed-radix keys must fit an int64
 
 def mixed_radix_keys(offset: np.ndarray, radix: np.ndarray) -> np.ndarray:
     """Mixed-radix numbers of non-negative offsets: their order is the rows' lexicographic order."""
-    key = np.zeros(offset.shape[0], dtype=np.int64)
-    for d in range(offset.shape[1]):
-        key = key * radix[d] + offset[:, d]
-    return key
+    return _keys([offset[:, d] for d in range(offset.shape[1])], [0] * offset.shape[1], radix, offset.shape[0])
 
 
 def key_radix(points: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
@@ -29,7 +26,20 @@ def key_radix(points: np.ndarray) -> Optional[tuple[np.ndarray, np.ndarray]]:
     keys would not fit an int64."""
     low = points.min(axis=0)
     radix = points.max(axis=0).astype(np.int64) - low + 1
-    return None if sum(int(r).bit_length() for r in radix) > KEY_BITS else (low, radix)
+    return (low, radix) if _fits(radix) else None
+
+
+def _fits(radix) -> bool:
+    return sum(int(r).bit_length() for r in radix) <= KEY_BITS
+
+
+def _keys(columns: list[np.ndarray], lows, radix, count: int) -> np.ndarray:
+    key = np.zeros(count, dtype=np.int64)
+    for c, lo, r in zip(columns, lows, radix):
+        key *= int(r)
+        key += c
+        key -= int(lo)
+    return key
 
 
 def _column_keys(columns: list[np.ndarray]) -> Optional[np.ndarray]:
@@ -38,14 +48,7 @@ def _column_keys(columns: list[np.ndarray]) -> Optional[np.ndarray]:
         return None
     lows = [int(c.min()) for c in columns]
     radix = [int(c.max()) - lo + 1 for c, lo in zip(columns, lows)]
-    if sum(r.bit_length() for r in radix) > KEY_BITS:
-        return None
-    key = np.zeros(columns[0].shape[0], dtype=np.int64)
-    for c, lo, r in zip(columns, lows, radix):
-        key *= r
-        key += c
-        key -= lo
-    return key
+    return _keys(columns, lows, radix, columns[0].shape[0]) if _fits(radix) else None
 
 
 def sorted_unique_rows(rows: np.ndarray) -> np.ndarray:
