@@ -44,16 +44,18 @@ from .tables import NetworkTables
 # computed a cycle ahead, and a buffer's slot lookup is off the producer's handshake
 # (docs/rtl-timing.md)
 CHANNEL_INPUT_DELAY = 1
-# A buffer of more than this many slots has an input register in front of its queue (its SIZE-to-1
-# full-bit lookup starts from a register, hw_templates/buffer_sync.v.j2): one cycle more
+# A buffer of more than this many slots has two input registers in front of its queue (its SIZE-to-1
+# full-bit lookup starts from the first and ends in the second, hw_templates/buffer_sync.v.j2): two
+# cycles more
 BUFFER_INREG_SLOTS = 64
+BUFFER_INREG_DELAY = 2
 
 
 def input_delay(c: Channel) -> int:
     """Cycles a word written to `c` waits before its consumer can see it, beyond the one cycle of
-    its write: `CHANNEL_INPUT_DELAY`, and one more through a big buffer's input register."""
+    its write: `CHANNEL_INPUT_DELAY`, and more through a big buffer's input registers."""
     big = c.kind == ChannelKind.BUFFER and c.depth > BUFFER_INREG_SLOTS
-    return CHANNEL_INPUT_DELAY + (1 if big else 0)
+    return CHANNEL_INPUT_DELAY + (BUFFER_INREG_DELAY if big else 0)
 
 
 ISSUE_WINDOWS = 8  # the parts of a process's run whose issue rates `Timing.issued` shows

@@ -7,8 +7,9 @@ at a full slot waits, and the words behind it too; ``out_valid`` = full[out_addr
 = the slot's word; a read with ``out_last`` clears the full bit and a read without it changes
 nothing.  The clear reaches the producer's side one edge later: a slot cleared on an edge takes no
 write on the next one, and ``count`` (the full bits of the producer's side) still counts it.  A
-buffer of more than ``BS_INREG_SLOTS`` (default 64, the template's) slots takes each word into an
-input register first, which the queue takes it from on the next edge it has room.
+buffer of more than ``BS_INREG_SLOTS`` (default 64, the template's) slots takes each word through
+two input registers first: the second takes the first's word when it is empty or the queue takes its
+own, and the first takes the producer's when it is empty or the second takes its word.
 
 Two kinds of stimulus:
 
@@ -57,9 +58,10 @@ class BufferChecker:
         self.full = [False] * size
         self.data = [0] * size
         self.queue: list[tuple[int, int]] = []  # the input queue: (slot, word), head first
-        # a buffer of more than INREG_SLOTS slots: the input register in front of the queue
+        # a buffer of more than INREG_SLOTS slots: the two input registers in front of the queue
         self.inreg = size > _env_int("BS_INREG_SLOTS", 64)
         self.reg: tuple[int, int] | None = None
+        self.reg2: tuple[int, int] | None = None
         self.pending: int | None = None  # the slot cleared on the last edge (still full to the producer)
         self.cov = Coverage()
         self.cycle = 0
@@ -77,6 +79,7 @@ class BufferChecker:
         self.full = [False] * self.size
         self.queue = []
         self.reg = None
+        self.reg2 = None
         self.pending = None
 
     async def drain(self) -> None:
@@ -84,7 +87,7 @@ class BufferChecker:
         for _ in range(8):
             for a in range(self.size):
                 await self.step(False, 0, 0, a, True, True)
-            if not self.queue and self.reg is None and not any(self.full):
+            if not self.queue and self.reg is None and self.reg2 is None and not any(self.full):
                 return
 
     async def step(
@@ -122,8 +125,11 @@ class BufferChecker:
         held = sum(self.full) + (self.pending is not None)
         assert count == held, f"{where}: count {count}, model {held}"
         room = len(self.queue) < 2  # the queue takes a word on this edge
-        expect_ready = room or self.reg is None if self.inreg else room
-        assert in_ready == expect_ready, f"{where}: in_ready={in_ready}, queue {self.queue}, register {self.reg}"
+        moves = room or self.reg2 is None  # the second input register takes the first's word
+        expect_ready = (moves or self.reg is None) if self.inreg else room
+        assert in_ready == expect_ready, (
+            f"{where}: in_ready={in_ready}, queue {self.queue}, registers {self.reg} {self.reg2}"
+        )
         assert out_valid == self.full[out_addr], f"{where}: out_valid={out_valid}"
         got = None
         if out_valid:
@@ -155,11 +161,13 @@ class BufferChecker:
             if read and out_last:
                 self.cov.write_and_clear += 1
         if self.inreg:
-            if self.reg is not None and room:
-                self.queue.append(self.reg)
-                self.reg = None
-            if accepted:
-                self.reg = (in_addr, in_data)
+            if self.reg2 is not None and room:
+                self.queue.append(self.reg2)
+                self.reg2 = None
+            if moves:
+                self.reg2, self.reg = self.reg, None
+            if in_ready:
+                self.reg = (in_addr, in_data) if accepted else None
         elif accepted:
             self.queue.append((in_addr, in_data))
         written = accepted
@@ -208,9 +216,9 @@ async def buffer_sync_traffic(dut) -> None:
         for a in range(size):
             written, _, _ = await chk.step(True, a, rng.getrandbits(width), 0, False, False)
             assert written
-        for _ in range(1 + chk.inreg):  # the last word into its slot (through the input register)
+        for _ in range(1 + 2 * chk.inreg):  # the last word into its slot (through the input registers)
             await chk.step(False, 0, 0, 0, False, False)
-        assert sum(chk.full) == size and not chk.queue and chk.reg is None
+        assert sum(chk.full) == size and not chk.queue and chk.reg is None and chk.reg2 is None
 
     await fill()
     for a in range(size):
@@ -222,17 +230,17 @@ async def buffer_sync_traffic(dut) -> None:
         _, read, _ = await chk.step(False, 0, 0, a, True, True)
         assert not read
     assert sum(chk.full) == 0
-    # Writes to full slots wait in the input queue, which takes two (three with the input register)
+    # Writes to full slots wait in the input queue, which takes two (four with the input registers)
     # and then refuses; the contents stay; the queued words land once their slots are emptied.
     await fill()
     for k in range(5):
         written, _, _ = await chk.step(True, k % size, rng.getrandbits(width), 0, True, False)
-        assert written == (k < 2 + chk.inreg), "the input queue took a word too many" if written else "the queue refused"
+        assert written == (k < 2 + 2 * chk.inreg), "the input queue took a word too many" if written else "the queue refused"
     for a in range(size):
         _, read, _ = await chk.step(False, 0, 0, a, True, False)
         assert read
     await chk.drain()
-    assert sum(chk.full) == 0 and not chk.queue and chk.reg is None
+    assert sum(chk.full) == 0 and not chk.queue and chk.reg is None and chk.reg2 is None
 
     # 2. Random traffic: fill-biased, drain-biased and balanced stretches.
     phases = [(0.7, 0.5, 0.3), (0.9, 0.3, 0.2), (0.3, 0.9, 0.7), (0.6, 0.6, 0.5)]

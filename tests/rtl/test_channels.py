@@ -100,6 +100,8 @@ def test_buffer_sync_simulation(
 # lint
 
 LINT_SIZES = [1, 2, 3, 4, 17]
+# and buffers with input registers (more than 64 slots), one of them in block RAM at 64 bits
+BS_LINT_SIZES = [*LINT_SIZES, 65, 320]
 LINT_WIDTHS = [1, 32, 64]
 
 
@@ -118,7 +120,7 @@ def test_fifo_mult_lint_clean(width: int, depth: int, fifo_mult_sources: list[Pa
     assert lint_verilator(fifo_mult_sources, FM_TOP, parameters={"WIDTH": width, "DEPTH": depth}) == []
 
 
-@pytest.mark.parametrize("size", LINT_SIZES)
+@pytest.mark.parametrize("size", BS_LINT_SIZES)
 @pytest.mark.parametrize("width", LINT_WIDTHS)
 def test_buffer_sync_lint_clean(width: int, size: int, buffer_sync_source: Path, tmp_path: Path) -> None:
     """Exact address width as rendered; wider and (where possible) narrower ones via -G."""
