@@ -21,7 +21,7 @@ import math
 from .clock import period_ns
 
 __all__ = ["REG", "PORT", "buffer_port", "BRAM", "LUTRAM_BITS", "bram_port", "LOOP_MHZ", "loop_budget", "ROUTE", "LUT", "MULT18", "SETUP", "MARGIN", "budget", "add", "compare", "equal", "logic",
-           "select", "shift", "mult18", "lut_levels", "max_chunk", "DSP_CHUNK"]
+           "select", "shift", "mult18", "DSP_ROUTE", "mult18_registered_inputs", "lut_levels", "max_chunk", "DSP_CHUNK"]
 
 REG = 0.55  # clock to output of a flip-flop
 ROUTE = 0.95  # a typical net
@@ -113,6 +113,19 @@ def shift(width: int) -> float:
 def mult18() -> float:
     """A MULT18X18D between registers: routing in, the multiplier, to its register."""
     return ROUTE + MULT18
+
+
+# A net between the datapath's logic and a DSP block: the DSPs sit in columns of their own, away from
+# the registers of the process around them (gemm-int: 3.45 ns from an operand register into a
+# MULT18X18D, then 1.59 ns from it to the product register)
+DSP_ROUTE = 3.4
+
+
+def mult18_registered_inputs() -> bool:
+    """Whether each DSP multiplier gets its operands from registers of its own (placed beside it) at
+    the current clock target: when an operand register of the datapath, the route to the DSP column
+    and the multiplier do not fit one stage."""
+    return REG + DSP_ROUTE + MULT18 > budget()
 
 
 def max_chunk() -> int:

@@ -103,12 +103,13 @@ def const_divide(x: int, divisor: int, width: int, signed: bool) -> tuple[int, i
 # pipelined multiplier
 
 
-def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int,
-              budget: float) -> tuple[list[str], int, tuple[tuple[int, int], ...]]:
+def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: float,
+              registered_inputs: bool) -> tuple[list[str], int, tuple[tuple[int, int], ...]]:
     """Verilog lines of `multiplier`, its latency and its partial products' operand widths."""
     from . import delay
 
     lines: list[str] = []
+    inputs: list[tuple[str, str]] = []  # (target, source): the DSPs' own operand registers
     regs: list[tuple[str, str]] = []  # (target, source) registered on `en`
     terms: list[tuple[str, int, int]] = []  # (signal, width, offset): the sum is sum(signal << offset)
     shapes: list[tuple[int, int]] = []
@@ -120,13 +121,24 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int,
             if off >= y_width:
                 continue
             w = min(a_hi - a_lo + b_hi - b_lo, y_width - off)
-            lines.append(f"wire [{w - 1}:0] m{i}_{j} = a[{a_hi - 1}:{a_lo}] * b[{b_hi - 1}:{b_lo}];")
+            x, y = f"a[{a_hi - 1}:{a_lo}]", f"b[{b_hi - 1}:{b_lo}]"
+            if registered_inputs:
+                # each DSP's operand chunks in registers of its own (`keep`: not merged with the
+                # other DSPs' copies of the same chunk), which placement puts beside the DSP
+                lines.append(f"reg [{a_hi - a_lo - 1}:0] a{i}_{j};")
+                lines.append(f"reg [{b_hi - b_lo - 1}:0] b{i}_{j};")
+                inputs += [(f"a{i}_{j}", x), (f"b{i}_{j}", y)]
+                x, y = f"a{i}_{j}", f"b{i}_{j}"
+            lines.append(f"wire [{w - 1}:0] m{i}_{j} = {x} * {y};")
             lines.append(f"reg [{w - 1}:0] p{i}_{j};")
             regs.append((f"p{i}_{j}", f"m{i}_{j}"))
             terms.append((f"p{i}_{j}", w, off))
             shapes.append((a_hi - a_lo, b_hi - b_lo))
-    latency, arrival, count = 1, delay.REG, 0
-    stage_regs = [regs]
+    first = 1 if registered_inputs else 0  # the enable of the products' stage
+    for tgt, src in inputs:
+        lines.append(f"(* keep *) always @(posedge clk) if (en[0]) {tgt} <= {src};")
+    latency, arrival, count = 1 + first, delay.REG, 0
+    stage_regs = [[], regs] if registered_inputs else [regs]
     regs = []
     while len(terms) > 1:
         terms.sort(key=lambda t: (t[2], -t[1]))
@@ -184,6 +196,8 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int,
     lines.append(f"assign y = {out};")
     lines.append("always @(posedge clk) begin")
     for k, group in enumerate(stage_regs):  # stage k on its own copy of the enable, en[k]
+        if not group:
+            continue  # the DSPs' operand registers: their own processes, above
         lines.append(f"  if (en[{k}]) begin")
         for tgt, src in group:
             lines.append(f"    {tgt} <= {src};")
@@ -205,19 +219,24 @@ def dsp_blocks(shapes: tuple[tuple[int, int], ...]) -> int:
 def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
     """The pipelined unsigned multiplier y = (a * b) mod 2**y_width for the current clock target
     (`clock.clock_mhz`): one DSP-sized partial product per pair of 18-bit operand chunks, registered,
-    then an adder tree with as many levels per stage as `delay.budget` allows.  Its operands must
-    come from registers (the datapath registers them when they do not: `OperatorSpec.in_budget`)."""
+    then an adder tree with as many levels per stage as `delay.budget` allows.  Where the route into
+    the DSP column and the multiplier do not fit one stage (`delay.mult18_registered_inputs`), each
+    DSP first takes its operand chunks into registers of its own, one stage more.  The operands
+    must arrive within `OperatorSpec.in_budget` (the datapath registers them when they do not)."""
     from . import delay
 
     budget = round(delay.budget(), 2)
+    registered = delay.mult18_registered_inputs()
     key = (a_width, b_width, y_width, budget)
     if key not in _MULTIPLIERS:
-        body, latency, shapes = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget)
+        body, latency, shapes = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget, registered)
+        # operands into the DSPs' own registers, spread over the DSP column; or straight into the DSPs
+        in_budget = budget - (delay.DSP_ROUTE - delay.ROUTE) if registered else budget - delay.mult18()
         module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}"
         _MULTIPLIERS[key] = OperatorSpec(
             name=f"mul.{a_width}x{b_width}.{y_width}", template="int/multiply.v.j2", module=module, latency=latency,
             inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
             context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
                      "chunk": delay.DSP_CHUNK, "products": len(shapes), "shapes": shapes, "body": body},
-            in_budget=budget - delay.mult18(), out_arrival=delay.REG, enables=latency, dsp=dsp_blocks(shapes))
+            in_budget=round(in_budget, 2), out_arrival=delay.REG, enables=latency, dsp=dsp_blocks(shapes))
     return _MULTIPLIERS[key]

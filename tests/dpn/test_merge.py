@@ -16,7 +16,9 @@ from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from tests.kernels import ROOT, example_params
 
-MERGING = ["gemm", "syrk", "trmm", "2mm", "checksum-u8", "symm", "relu-norm", "fir-int", "bicg", "band-mv"]
+# examples whose chosen network merges (symm's merge sits at merge.SLACK: 19% slower before the DSPs'
+# operand registers, over it since)
+MERGING = ["gemm", "syrk", "trmm", "2mm", "checksum-u8", "relu-norm", "fir-int", "bicg", "band-mv"]
 
 
 def _compile(name: str, **kw):

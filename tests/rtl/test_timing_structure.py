@@ -98,8 +98,9 @@ def test_no_pipeline_register_takes_the_shared_enable():
     _res, design = _design("atax")
     text = next(t for n, t in design.rtl.items() if n.endswith("_s0_s2.v"))
     assert not re.search(r"if \(en_seg\d+\)", text)
-    # an operator has one copy per register stage (the binary64 multiplier: 10 stages)
-    assert re.search(r"u_n1 \(\.clk\(clk\), \.en\(\{ce_u_n1_9, ce_u_n1_8, .*, ce_u_n1_0\}\)", text)
+    # an operator has one copy per register stage (the binary64 multiplier: 10 stages or more)
+    ens = re.search(r"u_n1 \(\.clk\(clk\), \.en\(\{ce_u_n1_(\d+), ce_u_n1_\d+, .*, ce_u_n1_0\}\)", text)
+    assert ens and int(ens.group(1)) >= 9
     copies = _COPY.findall(text)
     assert len(copies) == len({c for c, _ in copies}) >= 20
     for m in re.finditer(r"wire \[\d+:0\] ld_(v\d+) = (.*);", text):

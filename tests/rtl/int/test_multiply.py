@@ -53,7 +53,9 @@ def test_structure_follows_the_clock_target() -> None:
         assert spec.context["products"] == 3  # 18-bit chunks, the product above 2**32 dropped
     with target_clock(150.0):
         assert multiplier(64, 64, 64).context["products"] == 10
-        assert multiplier(16, 16, 32).latency == 1  # one DSP product, registered
+        assert multiplier(16, 16, 32).latency == 2  # one DSP product: its operands, then it, registered
+    with target_clock(90.0):
+        assert multiplier(16, 16, 32).latency == 1  # the DSP straight from the operands
 
 
 @pytest.mark.parametrize("w", (32, 64))
