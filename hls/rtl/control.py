@@ -442,19 +442,6 @@ def _table(t: str, top: int, b: int, wb: int) -> str:
     return f"{n}'h{bits:x} >> ($unsigned({t}) * {wb})"
 
 
-def _shift_add(terms: list[tuple[str, int]]) -> str:
-    """Σ stride · nx_v over (v, stride) as shifted copies of the next values (constant strides:
-    a few adders, no multiplier)."""
-    parts = []
-    for name, stride in terms:
-        k = 0
-        while stride >> k:
-            if (stride >> k) & 1:
-                parts.append(f"nx_{name}" if k == 0 else f"{{nx_{name}, {k}'d0}}")
-            k += 1
-    return " + ".join(parts)
-
-
 def control(proc: Process, values: dict[str, int]) -> Control:
     return Control(proc, values)
 
