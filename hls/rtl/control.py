@@ -283,9 +283,9 @@ class Control:
                     inc = f"({test}) ? {w}'d{val} : {inc}"
                 e = self._wire(f"[{w - 1}:0]", f"{name} + ({inc})")
             else:
-                parts = [f"{f[1]}" if f[0] != "const" else f"{w}'d{f[1]}" for f in forms]
-                e = self._wire(f"[{w - 1}:0]", " + ".join(p if k == 1 else f"({p}) * {w}'d{k}"
-                                                              for p, (_, k) in zip(parts, lin)))
+                const = sum(f[1] * k for f, (_, k) in zip(forms, lin) if f[0] == "const") & mask
+                parts = [_shifted(f[1], k) for f, (_, k) in zip(forms, lin) if f[0] != "const"]
+                e = self._wire(f"[{w - 1}:0]", " + ".join(parts + ([f"{w}'d{const}"] if const else [])))
             terms.append(f"({{{w}{{{bit}}}}} & {e})")
         return " | ".join(terms) if terms else name
 
@@ -440,6 +440,12 @@ def _table(t: str, top: int, b: int, wb: int) -> str:
     bits = sum((i % b) << (i * wb) for i in range(top + 1))
     n = (top + 1) * wb
     return f"{n}'h{bits:x} >> ($unsigned({t}) * {wb})"
+
+
+def _shifted(name: str, stride: int) -> str:
+    """stride · name as a sum of shifted copies (a constant stride: adders, no multiplier)."""
+    parts = [name if k == 0 else f"{{{name}, {k}'d0}}" for k in range(stride.bit_length()) if stride >> k & 1]
+    return " + ".join(parts)
 
 
 def control(proc: Process, values: dict[str, int]) -> Control:
