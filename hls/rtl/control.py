@@ -250,45 +250,6 @@ class Control:
             r = self._wire(f"signed [{ww - 1}:0]", f"{t} % {ww}'sd{b}")
         return self._wire(f"[{wb - 1}:0]", f"{r}[{wb - 1}:0]")
 
-    def _linear_next(self, v: dict, steps: dict[str, list]) -> str:
-        """The next value of a linear slot register (Σ stride · component, `_linear`), per piece of
-        the successor.  Where every component steps by a constant modulo its period, the slot steps
-        from its own register: slot + a constant chosen by the components' wrap tests, one adder
-        behind the tests, where the sum of the components' next values put the tests, their
-        multiplexers, the pieces' selection and the shifted adds in one path (conv2d: `a_v0` ->
-        `nx_v0` -> `nx_v2 = nx_v0 + 4 nx_v1 + 16 nx_v1`, 12.4 ns).  A piece that sets every
-        component to a constant sets the slot to their sum; any other sums the components' next
-        values on that piece."""
-        name, w, lin = v["name"], v["width"], v["lin"]
-        mask = (1 << w) - 1
-        terms = []
-        for p, bit in enumerate(self.piece_bits):
-            forms = [steps[n][p] for n, _ in lin]
-            if any(f is None for f in forms):
-                continue  # a component not needed after this piece: nor is the slot
-            if all(f[0] == "const" for f in forms):
-                val = sum(f[1] * k for f, (_, k) in zip(forms, lin)) & mask
-                terms.append(f"({{{w}{{{bit}}}}} & {w}'d{val})")
-                continue
-            if all(f[0] == "step" for f in forms):
-                wraps = [(f[2], f[3] * k, f[4] * k) for f, (_, k) in zip(forms, lin) if f[2] is not None]
-                if not wraps:
-                    terms.append(f"({{{w}{{{bit}}}}} & {name})")
-                    continue
-                # the constant added for each outcome of the wrap tests (at most a few components)
-                inc = f"{w}'d{sum(up for _, up, _ in wraps) & mask}"
-                for k in range(1, 1 << len(wraps)):
-                    val = sum(down if k >> j & 1 else up for j, (_, up, down) in enumerate(wraps)) & mask
-                    test = " && ".join(c if k >> j & 1 else f"!{c}" for j, (c, _, _) in enumerate(wraps))
-                    inc = f"({test}) ? {w}'d{val} : {inc}"
-                e = self._wire(f"[{w - 1}:0]", f"{name} + ({inc})")
-            else:
-                const = sum(f[1] * k for f, (_, k) in zip(forms, lin) if f[0] == "const") & mask
-                parts = [_shifted(f[1], k) for f, (_, k) in zip(forms, lin) if f[0] != "const"]
-                e = self._wire(f"[{w - 1}:0]", " + ".join(parts + ([f"{w}'d{const}"] if const else [])))
-            terms.append(f"({{{w}{{{bit}}}}} & {e})")
-        return " | ".join(terms) if terms else name
-
     def _constant(self, pa: isl.PwAff, piece: isl.Set) -> int | None:
         """The value of pa on `piece` when it is one constant there."""
         out: list = []
@@ -343,15 +304,13 @@ class Control:
             self.regs.append({"name": name, "width": 1, "signed": False, "first": f"1'b{first}",
                               "next": " || ".join(terms) if terms else "1'b0"})
         # slots and addresses
-        steps: dict[str, list] = {}  # value register -> per piece: its next value's form (`_linear_next`)
         for v in self._values:
             if "lin" in v:
                 self.regs.append({"name": v["name"], "width": v["width"], "signed": False,
-                                  "first": f"{v['width']}'d{v['first']}", "next": self._linear_next(v, steps)})
+                                  "first": f"{v['width']}'d{v['first']}", "next": _shift_add(v["lin"])})
                 continue
             name, w, b, pa = v["name"], v["width"], v["mod"], v["pa"]
             terms = []
-            forms = steps[name] = [None] * len(self.pieces)
             for p, (piece, ma) in enumerate(self.pieces):
                 # both sides restricted to the piece first: `sub` pairs every piece of one with every
                 # piece of the other (a load unit's hundred successor pieces made that most of its cost)
@@ -360,7 +319,6 @@ class Control:
                 if const is not None:
                     val = const % b if b else const % (1 << w)
                     terms.append(f"({{{w}{{{pcs[p]}}}}} & {w}'d{val})")
-                    forms[p] = ("const", val)
                     continue
                 delta = None
                 if nxt.domain().is_subset(pa.domain()):  # v holds pa(x) wherever it is needed
@@ -370,11 +328,9 @@ class Control:
                         dd = delta % b
                         if dd == 0:
                             e = name
-                            forms[p] = ("step", name, None, 0, 0)
                         else:
-                            wrap = self._wire("", f"{{1'b0, {name}}} >= {w + 1}'d{b - dd}")
-                            e = self._wire(f"[{w - 1}:0]", f"{wrap} ? ({name} - {w}'d{b - dd}) : ({name} + {w}'d{dd})")
-                            forms[p] = ("step", e, wrap, dd, dd - b)
+                            e = self._wire(f"[{w - 1}:0]", f"({{1'b0, {name}}} >= {w + 1}'d{b - dd}) ? "
+                                                               f"({name} - {w}'d{b - dd}) : ({name} + {w}'d{dd})")
                     else:
                         e = name if delta % (1 << w) == 0 else self._wire(
                             f"[{w - 1}:0]", f"{name} + {w}'d{delta % (1 << w)}")
@@ -388,8 +344,6 @@ class Control:
                     else:
                         t = self._wire(f"signed [{max(ew, w + 1) - 1}:0]", expr)
                         e = self._wire(f"[{w - 1}:0]", f"{t}[{w - 1}:0]")
-                if forms[p] is None:
-                    forms[p] = ("expr", e)
                 terms.append(f"({{{w}{{{pcs[p]}}}}} & {e})")
             self.regs.append({"name": name, "width": w, "signed": False, "first": f"{w}'d{v['first']}",
                               "next": " | ".join(terms) if terms else name})
@@ -442,9 +396,16 @@ def _table(t: str, top: int, b: int, wb: int) -> str:
     return f"{n}'h{bits:x} >> ($unsigned({t}) * {wb})"
 
 
-def _shifted(name: str, stride: int) -> str:
-    """stride · name as a sum of shifted copies (a constant stride: adders, no multiplier)."""
-    parts = [name if k == 0 else f"{{{name}, {k}'d0}}" for k in range(stride.bit_length()) if stride >> k & 1]
+def _shift_add(terms: list[tuple[str, int]]) -> str:
+    """Σ stride · nx_v over (v, stride) as shifted copies of the next values (constant strides:
+    a few adders, no multiplier)."""
+    parts = []
+    for name, stride in terms:
+        k = 0
+        while stride >> k:
+            if (stride >> k) & 1:
+                parts.append(f"nx_{name}" if k == 0 else f"{{nx_{name}, {k}'d0}}")
+            k += 1
     return " + ".join(parts)
 
 
