@@ -134,11 +134,10 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             regs.append((f"p{i}_{j}", f"m{i}_{j}"))
             terms.append((f"p{i}_{j}", w, off))
             shapes.append((a_hi - a_lo, b_hi - b_lo))
-    first = 1 if registered_inputs else 0  # the enable of the products' stage
     for tgt, src in inputs:
         lines.append(f"(* keep *) always @(posedge clk) if (en[0]) {tgt} <= {src};")
-    latency, arrival, count = 1 + first, delay.REG, 0
     stage_regs = [[], regs] if registered_inputs else [regs]
+    latency, arrival, count = len(stage_regs), delay.REG, 0
     regs = []
     while len(terms) > 1:
         terms.sort(key=lambda t: (t[2], -t[1]))
