@@ -395,15 +395,26 @@ def tiled_schedule(program: PolyProgram, bands: Sequence[TileBand]) -> isl.Union
 
 
 def conflicts(program: PolyProgram) -> isl.UnionMap:
-    """Pairs of instances touching one element, at least one writing, in original order."""
-    writes = isl.UnionMap.empty(program.schedule.get_space())
-    accesses = isl.UnionMap.empty(program.schedule.get_space())
+    """Pairs of instances touching one element, at least one writing, in original order: the direct
+    ones, of which every other such pair is a chain.  A read's last writer before it, a write's last
+    writer before it, and a read's first writer after it: a read and a later write of one element
+    are linked through the first write after the read, a write and a later access through the
+    writes between them.  A schedule that orders these pairs orders all of them (the order is
+    transitive), and a hyperplane along which none of them moves moves none, so the scheduler,
+    the legality test and the shifts' refit give the answers of all pairs.  All pairs repeat each
+    value's history at every later access: ADI's 170 pieces made isl's scheduler take 50 s, on 78
+    it takes 10 s, and finds the same schedule."""
+    sched = program.schedule
+    writes = iu.union((isl.UnionMap.from_map(st.write.relation) for st in program.statements),
+                      isl.UnionMap.empty(sched.get_space()))
+    out, _ = iu.last_writer(writes, writes, sched, unsourced=False)
     for st in program.statements:
-        writes = writes.union(isl.UnionMap.from_map(st.write.relation))
-        for a in st.accesses:
-            accesses = accesses.union(isl.UnionMap.from_map(a.relation))
-    pairs = writes.apply_range(accesses.reverse()).union(accesses.apply_range(writes.reverse()))
-    return ordered_pairs(pairs, program.schedule, "lt")
+        for a in st.reads:  # per access: a lexmin over a statement's reads would keep one array's writer
+            read = isl.UnionMap.from_map(a.relation)
+            flow, _ = iu.last_writer(read, writes, sched, unsourced=False)
+            later = ordered_pairs(read.apply_range(writes.reverse()), sched, "lt")
+            out = out.union(flow).union(later.apply_range(sched).lexmin().apply_range(sched.reverse()))
+    return out
 
 
 def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.UnionMap] = None) -> bool:
