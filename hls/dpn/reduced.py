@@ -25,7 +25,7 @@ from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP",
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP", "MIN_SPAN_CAP",
            "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
@@ -38,6 +38,10 @@ MIN_CORNER = 1_500  # statement instances below which the caps double (`reduced_
 #: 9% slower than the one made on the larger corner; a quarter, 1% (8,034 instances, 39 s against 50 s)
 MAX_CORNER = 12_000
 MIN_TILE_CAP = 4
+#: the shortest span of a one-tile hyperplane, or loop below a band, that a corner is cut to when a
+#: corner at `SPAN_CAP` is not half the program (`reduced_instance`): it still covers the operators'
+#: pipelines (a point order hides a latency over the loop it puts innermost)
+MIN_SPAN_CAP = 8
 
 
 def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int],
@@ -107,11 +111,30 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
     divider's latency, and the choice made there was 75% slower than the full-size one."""
     if not tiling.is_tiled:
         return None
+    whole = instance_count(program)
+
+    too_large = False
+
+    def corner(tile_cap: int, span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
+        """The corner at these caps, None when there is none or it is not half the program or less."""
+        nonlocal too_large
+        out = _corner(program, tiling, tile_cap, span_cap)
+        too_large = out is not None and instance_count(out[0]) > whole // 2
+        return None if out is None or too_large else out
+
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
-    out = _corner(program, tiling, tile_cap, span_cap)
-    while out is not None and instance_count(out[0]) > MAX_CORNER and tile_cap > MIN_TILE_CAP:
-        tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), 3 * span_cap // 4
-        smaller = _corner(program, tiling, tile_cap, span_cap)
+    out = corner(tile_cap, span_cap)
+    while out is None and too_large and span_cap > MIN_SPAN_CAP:
+        # not half the program: its bands are one tile each, or short (lenet's convolution: one tile
+        # of 16x10x10x6, 241,600 instances, every candidate modelled at full size).  Shorter spans
+        # and loops, down to `MIN_SPAN_CAP`, until the corner is half the program or less
+        tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), max(MIN_SPAN_CAP, 3 * span_cap // 4)
+        out = corner(tile_cap, span_cap)
+        if out is not None and instance_count(out[0]) < MIN_CORNER:
+            return None
+    while out is not None and instance_count(out[0]) > MAX_CORNER and (tile_cap > MIN_TILE_CAP or span_cap > MIN_SPAN_CAP):
+        tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), max(MIN_SPAN_CAP, 3 * span_cap // 4)
+        smaller = corner(tile_cap, span_cap)
         if smaller is None or instance_count(smaller[0]) < MIN_CORNER:
             break
         out = smaller
@@ -120,7 +143,7 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
         if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b in tiling.bands
                for d in range(b.depth)):
             break  # the caps no longer cut anything
-        larger = _corner(program, tiling, tile_cap, span_cap)
+        larger = corner(tile_cap, span_cap)
         if larger is None:
             break
         out = larger
@@ -172,7 +195,7 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
                 sizes[d] = spans[d] = reach[d] - b.lows[d]
         shapes.append((tuple(sizes), tuple(spans)))
     small = restricted(program, domains)
-    if small is None or instance_count(small) * 2 > instance_count(program):
+    if small is None:
         return None
     bands = []
     for b, (sizes, spans) in zip(tiling.bands, shapes):

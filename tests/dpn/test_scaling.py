@@ -253,3 +253,49 @@ def test_a_deep_band_corner_is_capped(monkeypatch):
     monkeypatch.setattr(reduced, "MAX_CORNER", 10**9)
     large, _ = reduced.reduced_instance(program, tiling)
     assert instance_count(large) > 2 * instance_count(small)
+
+
+CONV_LAYER = """
+#define CI 4
+#define CO 12
+#define H 14
+#define K 5
+void kernel_conv_layer(float in[CI][H][H], float w[CO][CI][K][K], float out[CO][H - K + 1][H - K + 1])
+{
+  int o, y, x, c, ky, kx;
+#pragma scop
+  for (o = 0; o < CO; o++)
+    for (y = 0; y < H - K + 1; y++)
+      for (x = 0; x < H - K + 1; x++) {
+        out[o][y][x] = 0.0f;
+        for (c = 0; c < CI; c++)
+          for (ky = 0; ky < K; ky++)
+            for (kx = 0; kx < K; kx++)
+              out[o][y][x] += in[c][y + ky][x + kx] * w[o][c][ky][kx];
+      }
+#pragma endscop
+}
+"""
+
+
+def test_a_one_tile_band_gets_a_corner_of_shorter_spans(tmp_path):
+    """A convolution layer whose band is one tile of 12x10x10x4 (121,200 instances): the corner at
+    `SPAN_CAP` holds more than half of it, so spans and loops shrink (down to `MIN_SPAN_CAP`)
+    rather than every candidate network being modelled at full size."""
+    from hls.dpn.restrict import instance_count
+    from hls.dpn.tiling import auto_tiling
+    from hls.frontend.privatize import privatize
+
+    src = tmp_path / "conv_layer.c"
+    src.write_text(CONV_LAYER)
+    program = privatize(run(Options(str(src), tile="auto"), until="dataflow").program)
+    tiling = auto_tiling(program)
+    band = next(b for b in tiling.bands if b.depth)
+    assert band.sizes == band.extents  # one tile
+    small, small_tiling = reduced.reduced_instance(program, tiling)
+    assert reduced.MIN_CORNER <= 2 * instance_count(small) <= instance_count(program)
+    assert [b.statements for b in small_tiling.bands] == [b.statements for b in tiling.bands]
+    shrunk = next(b for b in small_tiling.bands if b.depth)
+    assert max(band.sizes) <= reduced.SPAN_CAP and max(shrunk.sizes) < max(band.sizes)  # cut below the first cap
+    assert all(min(s, e) >= min(reduced.MIN_SPAN_CAP, e)
+               for b, sb in zip(tiling.bands, small_tiling.bands) if b.depth for s, e in zip(sb.sizes, b.extents))
