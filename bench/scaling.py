@@ -281,7 +281,7 @@ def count_instances(analysis: dict) -> int:
 
 def analyze_instances(src: Path, kernel: Path, args: list[str], timeout: float = 120.0) -> tuple[Optional[int], str]:
     with tempfile.TemporaryDirectory(prefix="dpn-scaling-") as tmp:
-        r = run_measured([sys.executable, "-c", CHILD, "analyze", str(kernel.relative_to(src)), *args, "--json"],
+        r = run_measured([sys.executable, "-c", CHILD, "analyze", _path_in(kernel, src), *args, "--json"],
                          src, child_env(src), timeout, "cpu", 5 * timeout, Path(tmp))
     if r["exit"] != 0:
         return None, _message(r["stderr"]) or f"analyze exit {r['exit']}"
@@ -317,11 +317,16 @@ def config_args(name: str) -> list[str]:
     raise ValueError(f"unknown configuration `{name}` (expected auto, none or pN, e.g. p8)")
 
 
+def _path_in(kernel: Path, src: Path) -> str:
+    """The kernel's path for a child running in `src` (`--kernel-dir` may lie outside it)."""
+    return str(kernel.relative_to(src) if kernel.is_relative_to(src) else kernel)
+
+
 def compile_row(src: Path, kernel: Path, config: str, args: list[str], opts) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="dpn-scaling-"))
     try:
         outdir = tmp / "out"
-        argv = [sys.executable, "-c", CHILD, "compile", str(kernel.relative_to(src)), *config_args(config), *args,
+        argv = [sys.executable, "-c", CHILD, "compile", _path_in(kernel, src), *config_args(config), *args,
                 "-q", "-o", str(outdir)]
         r = run_measured(argv, src, child_env(src), opts.timeout, opts.timeout_clock, opts.wall_timeout, tmp,
                          opts.mem_limit)
@@ -622,6 +627,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Compile every example at about 1, 4, 16, 64 times its instances and "
                                             "measure the compiler's CPU seconds and peak memory (issue 18).")
     p.add_argument("--kernels", metavar="A,B", help="comma-separated example names (default: every examples/*.c)")
+    p.add_argument("--kernel-dir", type=Path, metavar="DIR",
+                   help="the kernels' directory (default: the source tree's examples/; bench/kernels holds "
+                        "benchmark-style kernels the test suite does not run)")
     p.add_argument("--levels", default="0,1,2,3", metavar="0,1,..",
                    help="levels k: about 4^k times the kernel's own instances (default 0,1,2,3)")
     p.add_argument("--configs", default=",".join(DEFAULT_CONFIGS), metavar="C,D",
@@ -673,7 +681,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if args.wall_timeout is None:
         args.wall_timeout = 5 * args.timeout if args.timeout_clock == "cpu" else args.timeout
-    examples = {p.stem: p for p in sorted((src / "examples").glob("*.c"))}
+    kernel_dir = args.kernel_dir.resolve() if args.kernel_dir else src / "examples"
+    examples = {p.stem: p for p in sorted(kernel_dir.glob("*.c"))}
     names = [k.strip() for k in args.kernels.split(",") if k.strip()] if args.kernels else list(examples)
     unknown = [k for k in names if k not in examples]
     if unknown:
@@ -696,7 +705,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "src_dirty": bool(_git(src, "status", "--porcelain", "--untracked-files=no")),
         "python": platform.python_version(), "cpus": os.cpu_count(),
         "loadavg": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-        "kernels": names, "levels": levels, "configs": configs, "timeout": args.timeout,
+        "kernels": names, "kernel_dir": str(kernel_dir), "levels": levels, "configs": configs, "timeout": args.timeout,
         "timeout_clock": args.timeout_clock, "wall_timeout": args.wall_timeout, "mem_limit_mb": args.mem_limit,
         "large": not args.no_large and "gemm" in names, "startup_cpu_s": None, "degrees": {}, "probe_notes": {},
         "seconds": 0,

@@ -41,3 +41,17 @@ def test_children_run_from_compiled_bytecode(tmp_path, monkeypatch):
     (tmp_path / "hls" / "m.py").write_text("X = 1\n")
     assert warm_bytecode(tmp_path)
     assert list((tmp_path / "hls" / "__pycache__").glob("m.*.pyc"))
+
+
+def test_the_benchmark_style_kernels_have_knobs_that_scale():
+    """`--kernel-dir bench/kernels`: every kernel there is a C99 file whose loop bounds are knobs the
+    bench can scale (an `#ifndef` default), so that its levels grow the problem."""
+    import subprocess
+
+    kernels = sorted((ROOT / "bench" / "kernels").glob("*.c"))
+    assert len(kernels) >= 10
+    for k in kernels:
+        assert size_knobs(k)["scaled"], k.name
+        r = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas", "-fsyntax-only",
+                            str(k)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
