@@ -142,9 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "--local-words, the untiled network where nothing can be tiled; none: untiled)")
         c.add_argument("--local-words", type=int, default=8192, metavar="W",
                        help="local memory budget for --tile auto, in words (default 8192)")
-        c.add_argument("--point-order", choices=("latency", "original", "inner", "wavefront"), default="latency",
+        c.add_argument("--point-order", choices=("latency", "original", "inner", "wavefront", "interleaved"), default="latency",
                        help="order of the iterations inside a tile: latency (default: of the orders below, the one the cycle model finds fastest), "
-                            "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront")
+                            "original (every FIFO tiling breaks is recoverable), inner (coincident hyperplanes innermost), wavefront, "
+                            "interleaved (inner, and the coincident loops below the tiled band innermost too)")
         _parallel_args(c)
         c.add_argument("--read-ports", choices=("per-part", "shared"), default="per-part",
                        help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "

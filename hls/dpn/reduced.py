@@ -200,8 +200,8 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
     bands = []
     for b, (sizes, spans) in zip(tiling.bands, shapes):
         hyper = {st: iu.reread(hyperplanes[st].intersect_domain(domains[st])) for st in b.hyperplanes}
-        inner = None if b.inner is None else {st: iu.reread(m.intersect_domain(domains[st]))
-                                              for st, m in b.inner.items()}
-        bands.append(replace(b, hyperplanes=hyper, inner=inner, sizes=sizes, extents=spans))
+        inner, mixed = ({st: iu.reread(m.intersect_domain(domains[st])) for st, m in maps.items()}
+                        if maps is not None else None for maps in (b.inner, b.interleaved))
+        bands.append(replace(b, hyperplanes=hyper, inner=inner, interleaved=mixed, sizes=sizes, extents=spans))
     small_tiling = with_bands(small, tiling, bands)
     return None if small_tiling is None else (small, small_tiling)

@@ -11,7 +11,11 @@ units.  The *point order* inside a tile is either the original one (`f_1..f_K`: 
 breaks is recoverable, Theorem 5.3) or latency-aware (section 5.3): a coincident hyperplane (one no
 dependence crosses) innermost, or else a wavefront `f_1 + ... + f_K` outermost, so that consecutive
 iterations of a process do not depend on each other and a pipelined operator on a recurrence does not
-stall the process.  The original time stamp breaks the remaining ties, which is always legal.
+stall the process.  The `interleaved` point order also moves the coincident members of the
+scheduler's bands below the tiled one innermost in theirs: ADI's band is its time loop alone, and
+below it each sweep's rows are independent while its columns carry a division's recurrence, so
+interleaving the rows hides the divider.  The original time stamp breaks the remaining ties, which
+is always legal.
 
 Tiling is never applied where dependences forbid it: the tiled order must keep every pair of
 conflicting accesses (flow, anti and output dependences) in its original order, which is checked
@@ -51,6 +55,9 @@ class TileBand:
     sizes: tuple[int, ...] = ()
     point_order: tuple[str, ...] = ()  # e.g. ("f1", "f3", "f2") or ("f1+f2+f3", "f1", "f2", "f3")
     inner: Optional[dict] = None  # statement -> isl.Map S[x] -> [the scheduler's dimensions below the band]
+    # `inner` with the coincident members of each permutable band below innermost in it (`_interleaved`);
+    # None where that is `inner`
+    interleaved: Optional[dict] = None
     inner_at: int = -1  # inner dimensions go before point loop `inner_at` (-1: after all point loops)
     fission: bool = False  # inside a tile, all points of one statement before the next statement's
 
@@ -140,14 +147,17 @@ def coincident_members(hyperplanes: dict, deps: isl.UnionMap, depth: int) -> tup
     return tuple(flags)
 
 
-def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool) -> isl.Schedule:
+def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool,
+                      outer_coincidence: bool = False) -> isl.Schedule:
     ctx = isl.DEFAULT_CONTEXT
-    saved = ctx.get_schedule_whole_component()
+    saved = ctx.get_schedule_whole_component(), ctx.get_schedule_outer_coincidence()
     ctx.set_schedule_whole_component(1 if whole_component else 0)
+    ctx.set_schedule_outer_coincidence(1 if outer_coincidence else 0)
     try:
         return sc.compute_schedule()
     finally:
-        ctx.set_schedule_whole_component(saved)
+        ctx.set_schedule_whole_component(saved[0])
+        ctx.set_schedule_outer_coincidence(saved[1])
 
 
 FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours on one fuzzed program
@@ -159,19 +169,39 @@ FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours 
 ALIGNED_SCHEDULE_SECONDS = 5.0
 
 
-def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float) -> isl.Schedule:
+#: The separate schedule's limit, then that of the same schedule with an outer coincident member
+#: required (isl's `schedule_outer_coincidence`).  isl's search for a non-trivial solution over ADI's
+#: 14 statements took 4-10 s at most sizes and 118 s at TS=3, N=8; with the option, 3-5 s.  Every
+#: example takes under 2 s without it, and the option would change the bands of two thirds of them.
+SEPARATE_SCHEDULE_SECONDS = 20.0
+
+
+def _separate_schedule(sc: isl.ScheduleConstraints) -> isl.Schedule:
+    try:
+        return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS)
+    except isl.Error as e:
+        if not str(e).startswith(LATE):
+            raise
+    return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True)
+
+
+LATE = "the isl scheduler took more than"
+
+
+def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
+                              outer_coincidence: bool = False) -> isl.Schedule:
     """`_compute_schedule` with a time limit (`hls.bounded`); raises isl.Error when it runs out.
     isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the
     fused candidate of `--tile auto`) is not worth an unbounded wait."""
     def compute() -> str:
         try:
-            return str(_compute_schedule(sc, whole_component))
+            return str(_compute_schedule(sc, whole_component, outer_coincidence))
         except isl.Error as e:
             return "!" + str(e)
 
     text = text_within(compute, seconds)
     if text is None:
-        raise isl.Error(f"the isl scheduler took more than {seconds:g} s")
+        raise isl.Error(f"{LATE} {seconds:g} s")
     if text.startswith("!"):
         raise isl.Error(text[1:])
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
@@ -232,11 +262,12 @@ def _sampled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> Opt
         domains = {st: program.statement(st).domain for st in b.statements}
         hyper = refit_shifts(b.hyperplanes, domains, deps)
         inner = {st: extended(m, domains[st]) for st, m in (b.inner or {}).items()}
-        if hyper is None or any(m is None for m in inner.values()):
+        mixed = {st: extended(m, domains[st]) for st, m in (b.interleaved or {}).items()}
+        if hyper is None or any(m is None for m in [*inner.values(), *mixed.values()]):
             return None
         coinc = tuple(a and c for a, c in zip(b.coincident, coincident_members(hyper, deps, b.depth)))
         lows, extents = _ranges(hyper, b.depth)
-        out.append(TileBand(b.statements, hyper, coinc, extents, lows, inner=inner))
+        out.append(TileBand(b.statements, hyper, coinc, extents, lows, inner=inner, interleaved=mixed or None))
     whole = [replace(b, sizes=b.extents, point_order=tuple(f"f{d + 1}" for d in range(b.depth))) if b.depth else b
              for b in out]
     return out if is_legal(program, tiled_schedule(program, whole), deps) else None
@@ -256,7 +287,7 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> l
         sc = sc.set_coincidence(iu.reread(deps))
     order = [s.name for s in program.statements]
     try:
-        sched = (_compute_schedule(sc, False) if fusion == "separate"
+        sched = (_separate_schedule(sc) if fusion == "separate"
                  else _compute_schedule_bounded(sc, True, ALIGNED_SCHEDULE_SECONDS if fusion == "aligned"
                                                 else FUSED_SCHEDULE_SECONDS))
         root = sched.get_root()
@@ -291,12 +322,46 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> l
         else:
             coinc = tuple(bool(band.band_member_get_coincident(d)) for d in range(n))
         lows, extents = _ranges(hyper, n)
-        below = {}
-        for m in iu.union_map_pieces(band.get_subtree_schedule_union_map()):
-            st = iu.tuple_name(m)
-            below[st] = iu.reread(m.project_out(isl.dim_type.out, 0, n).intersect_domain(program.statement(st).domain))
-        out.append(TileBand(tuple(names), hyper, coinc, extents, lows, inner=below))
+        below = _below(band, n, program)
+        mixed = _below(_interleaved(band), n, program)
+        same = below.keys() == mixed.keys() and all(mixed[st].is_equal(m) for st, m in below.items())
+        out.append(TileBand(tuple(names), hyper, coinc, extents, lows, inner=below, interleaved=None if same else mixed))
     return out
+
+
+def _below(band: isl.ScheduleNode, n: int, program: PolyProgram) -> dict[str, isl.Map]:
+    """Statement -> its time stamp in the schedule tree below the first `n` members of `band`."""
+    out = {}
+    for m in iu.union_map_pieces(band.get_subtree_schedule_union_map()):
+        st = iu.tuple_name(m)
+        out[st] = iu.reread(m.project_out(isl.dim_type.out, 0, n).intersect_domain(program.statement(st).domain))
+    return out
+
+
+def _interleaved(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """`band`'s subtree with every permutable band below it reordered: its members that no dependence
+    crosses (coincident) innermost in it, so that a member carrying a recurrence is outer and the
+    iterations next to each other are independent.  Reordering a permutable band is legal."""
+    def reorder(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.band or not node.band_get_permutable():
+            return node
+        k = node.band_n_member()
+        coincident = [bool(node.band_member_get_coincident(d)) for d in range(k)]
+        if all(coincident) or not any(coincident):
+            return node
+        order = [d for d in range(k) if not coincident[d]] + [d for d in range(k) if coincident[d]]
+        mupa = node.band_get_partial_schedule()
+        new = mupa
+        for pos, d in enumerate(order):
+            new = new.set_at(pos, mupa.get_at(d))
+        node = node.delete().insert_partial_schedule(new).band_set_permutable(1)
+        for pos, d in enumerate(order):
+            node = node.band_member_set_coincident(pos, int(coincident[d]))
+        return node
+
+    if not band.n_children():
+        return band
+    return band.child(0).map_descendant_bottom_up(reorder).parent()
 
 
 def _ranges(hyper: dict, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -316,11 +381,13 @@ def _point_order(band: TileBand, mode: str) -> tuple[tuple[str, ...], int]:
 
     `original`: the source order.  `inner`: the coincident hyperplanes (no dependence crosses them)
     innermost, after the inner dimensions too, so dependent iterations are a whole slice of the tile
-    apart.  `wavefront`: f1 + ... + fK outermost; the points of one front are independent."""
+    apart.  `wavefront`: f1 + ... + fK outermost; the points of one front are independent.
+    `interleaved`: as `inner`, over the inner dimensions with their own coincident loops innermost
+    (`TileBand.interleaved`)."""
     names = [f"f{d + 1}" for d in range(band.depth)]
     if mode == "original":
         return (), -1  # the original time stamp orders the points (Theorem 5.3 needs exactly that)
-    if mode == "inner" and any(band.coincident) and not all(band.coincident):
+    if mode in ("inner", "interleaved") and any(band.coincident) and not all(band.coincident):
         outer = [x for d, x in enumerate(names) if not band.coincident[d]]
         return tuple(outer + [x for d, x in enumerate(names) if band.coincident[d]]), len(outer)
     if mode == "wavefront" and band.depth >= 2:
@@ -422,7 +489,7 @@ def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.Un
     return ordered_pairs(deps, schedule, "ge").is_empty()
 
 
-POINT_MODES = ("original", "inner", "wavefront")
+POINT_MODES = ("original", "inner", "wavefront", "interleaved")
 
 
 def _with_order(bands: Sequence[TileBand], mode: str) -> list[TileBand]:
@@ -431,6 +498,8 @@ def _with_order(bands: Sequence[TileBand], mode: str) -> list[TileBand]:
         if b.depth:
             order, at = _point_order(b, mode)
             b = replace(b, point_order=order, inner_at=at)
+            if mode == "interleaved" and b.interleaved:
+                b = replace(b, inner=b.interleaved)
         out.append(b)
     return out
 
@@ -512,7 +581,7 @@ def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str
     for b in bands:
         k = min(len(sizes), b.depth)
         sz = tuple(sizes[:k]) + tuple(b.extents[k:])
-        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, sz, inner=b.inner))
+        out.append(replace(b, sizes=sz))
     return _finish(program, out, point_order, "explicit tile sizes on the scheduler's permutable bands", deps, fusion)
 
 
@@ -558,8 +627,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
             sizes[d] = new
         # balance the tiles of each cut hyperplane (18 = 9 + 9 rather than 16 + 2)
         sizes = [-(-e // -(-e // s)) for e, s in zip(b.extents, sizes)]
-        out.append(TileBand(b.statements, b.hyperplanes, b.coincident, b.extents, b.lows, tuple(sizes),
-                            inner=b.inner))
+        out.append(replace(b, sizes=tuple(sizes)))
         notes.append(f"footprint {total} words" + ("" if sizes == list(b.extents) else
                                                     f", {round(total * cut)} per band"))
     reason = (f"--tile auto: isl permutable bands{_FUSION_TEXT[fusion]}; bands fit {local_words} local words ({'; '.join(notes)}); "

@@ -230,7 +230,7 @@ def test_scheduling_over_the_time_limit_is_an_isl_error(monkeypatch):
 
     from hls.dpn import tiling as tl
 
-    def slow(sc, whole_component):
+    def slow(sc, whole_component, outer_coincidence=False):
         time.sleep(30)
         raise AssertionError("not killed")
 
@@ -239,6 +239,34 @@ def test_scheduling_over_the_time_limit_is_an_isl_error(monkeypatch):
     with pytest.raises(isl.Error, match="took more than"):
         tl._compute_schedule_bounded(None, True, 0.5)
     assert time.monotonic() - start < 10
+
+
+def test_a_late_separate_schedule_falls_back_to_an_outer_coincident_member(monkeypatch):
+    """isl's separate schedule runs under `SEPARATE_SCHEDULE_SECONDS` (ADI at TS=3, N=8 took 118 s);
+    past it, the schedule with an outer coincident member required is asked for instead.  The slow
+    search is simulated by a sleep in the forked child."""
+    import time
+
+    from hls.dpn import tiling as tl
+
+    real = tl._compute_schedule
+
+    def slow_unless_outer(sc, whole_component, outer_coincidence=False):
+        if not outer_coincidence:
+            time.sleep(30)
+        return real(sc, whole_component, outer_coincidence)
+
+    path = ROOT / "examples" / "jacobi-1d-int.c"
+    prog = run(Options(str(path), tile="none"), until="dataflow").program
+    monkeypatch.setattr(tl, "SEPARATE_SCHEDULE_SECONDS", 0.5)
+    monkeypatch.setattr(tl, "_compute_schedule", slow_unless_outer)
+    start = time.monotonic()
+    bands = [b for b in schedule_bands(prog) if b.depth]
+    assert time.monotonic() - start < 10
+    monkeypatch.setattr(tl, "_compute_schedule", lambda sc, whole, outer=False: real(sc, whole, True))
+    monkeypatch.setattr(tl, "SEPARATE_SCHEDULE_SECONDS", 60.0)
+    expected = [b for b in schedule_bands(prog) if b.depth]
+    assert bands and [b.describe() for b in bands] == [b.describe() for b in expected]
 
 
 def _band_of(path, fusion, **params):
@@ -304,3 +332,32 @@ def test_the_model_cutoff_drops_only_candidates_that_cannot_win(monkeypatch, two
     assert "> " not in full.network.tiling.reason.split("fewest modelled cycles")[1]
     assert full.network.tiling.describe() == bounded.network.tiling.describe()
     assert full.timing["estimated_cycles"] == bounded.timing["estimated_cycles"]
+
+
+@pytest.mark.slow  # 80 s: ADI's 14 statements take isl's scheduler seconds per schedule
+def test_interleaved_point_order_hides_a_recurrence_below_the_band():
+    """ADI: the tiled band is the time loop alone; below it, each sweep's rows are independent and
+    its columns carry a division's recurrence.  The `interleaved` point order puts the rows
+    innermost (`TileBand.interleaved`): a legal order, bit-exact, and modelled faster than `inner`,
+    which keeps the scheduler's rows-outside order there."""
+    from hls.dpn.tiling import point_order_variants
+
+    path = ROOT / "bench" / "kernels" / "adi.c"
+    opts = Options(str(path), defines=("TS=4", "N=10"), tile="auto", merge="none")
+    from hls.frontend.privatize import privatize
+
+    res = run(Options(opts.path, defines=opts.defines), until="dataflow")
+    program = privatize(res.program)
+    base = tile_program(program, [2])
+    assert any(b.interleaved for b in base.bands)
+    variants = {t.point_order: t for t in point_order_variants(program, base)}
+    assert {"inner", "interleaved"} <= variants.keys()
+    assert not variants["inner"].schedule.is_equal(variants["interleaved"].schedule)
+    assert is_legal(program, variants["interleaved"].schedule)
+    cycles = {}
+    for order in ("inner", "interleaved"):
+        built = run(Options(opts.path, defines=opts.defines, tile="auto", merge="none", point_order=order))
+        cycles[order] = built.timing["estimated_cycles"]
+        if order == "interleaved":
+            _check(built, seeds=(0,))
+    assert cycles["interleaved"] < cycles["inner"] / 2, cycles
