@@ -437,13 +437,19 @@ def _variants(program: PolyProgram, base: Tiling, k: int, opts: Options) -> list
     return [(program, t, k) for t in tilings]
 
 
-def _reduced(program: PolyProgram, bases: Sequence[Tiling]) -> Optional[list[tuple[PolyProgram, Tiling]]]:
-    """Every base tiling's reduced instance (`dpn.reduced`), or None when the program is small enough
-    to choose at full size, or one of them cannot be reduced."""
+def _reduced(program: PolyProgram, bases: Sequence[Tiling]) -> tuple[list[Tiling], Optional[list[tuple[PolyProgram, Tiling]]]]:
+    """The base tilings to choose among and their reduced instances (`dpn.reduced`): None when the
+    program is small enough to choose at full size or its first base (the scheduler's own bands)
+    cannot be reduced.  The other bases, the fused and aligned bands, are optional: one that cannot
+    be reduced is left out rather than making every candidate be modelled at full size
+    (covariance's fused band at M=44, N=56: 90 s where its corner takes seconds)."""
     if not all(b.is_tiled for b in bases) or instance_count(program) <= reduction.REDUCE_ABOVE:
-        return None
+        return list(bases), None
     out = [reduced_instance(program, b) for b in bases]
-    return None if any(r is None for r in out) else out
+    if out[0] is None:
+        return list(bases), None
+    kept = [k for k, r in enumerate(out) if r is not None]
+    return [bases[k] for k in kept], [out[k] for k in kept]
 
 
 def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts: Options) -> _Built:
@@ -545,7 +551,7 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         bases = _auto_candidates(program, opts)
     else:
         bases = [tile_program(program, tile_sizes, point_order=opts.point_order)]
-    reduced = _reduced(program, bases)
+    bases, reduced = _reduced(program, bases)
     chosen_on = None
     if reduced is None:
         chosen = _chosen([v for k, b in enumerate(bases) for v in _variants(program, b, k, opts)], len(bases), opts)
