@@ -470,18 +470,31 @@ def conflicts(program: PolyProgram) -> isl.UnionMap:
     transitive), and a hyperplane along which none of them moves moves none, so the scheduler,
     the legality test and the shifts' refit give the answers of all pairs.  All pairs repeat each
     value's history at every later access: ADI's 170 pieces made isl's scheduler take 50 s, on 78
-    it takes 10 s, and finds the same schedule."""
+    it takes 10 s, and finds the same schedule.  The reads' last writers are the program's dataflow
+    where it has one; the result is kept by the program (the tiling passes ask for it several times)."""
+    kept = _CONFLICTS.get(id(program))
+    if kept is not None and kept[0] is program:
+        return kept[1]
     sched = program.schedule
     writes = iu.union((isl.UnionMap.from_map(st.write.relation) for st in program.statements),
                       isl.UnionMap.empty(sched.get_space()))
     out, _ = iu.last_writer(writes, writes, sched, unsourced=False)
+    if program.flow is not None:
+        out = iu.union((isl.UnionMap.from_map(d.relation) for d in program.flow.dependences), out)
     for st in program.statements:
         for a in st.reads:  # per access: a lexmin over a statement's reads would keep one array's writer
             read = isl.UnionMap.from_map(a.relation)
-            flow, _ = iu.last_writer(read, writes, sched, unsourced=False)
+            if program.flow is None:
+                out = out.union(iu.last_writer(read, writes, sched, unsourced=False)[0])
             later = ordered_pairs(read.apply_range(writes.reverse()), sched, "lt")
-            out = out.union(flow).union(later.apply_range(sched).lexmin().apply_range(sched.reverse()))
+            out = out.union(later.apply_range(sched).lexmin().apply_range(sched.reverse()))
+    if len(_CONFLICTS) >= 32:
+        _CONFLICTS.pop(next(iter(_CONFLICTS)))
+    _CONFLICTS[id(program)] = (program, out)
     return out
+
+
+_CONFLICTS: dict[int, tuple[PolyProgram, isl.UnionMap]] = {}  # id -> (program, its conflicts), oldest first
 
 
 def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.UnionMap] = None) -> bool:
