@@ -437,7 +437,8 @@ def _variants(program: PolyProgram, base: Tiling, k: int, opts: Options) -> list
     return [(program, t, k) for t in tilings]
 
 
-def _reduced(program: PolyProgram, bases: Sequence[Tiling]) -> tuple[list[Tiling], Optional[list[tuple[PolyProgram, Tiling]]]]:
+def _reduced(program: PolyProgram,
+             bases: Sequence[Tiling]) -> tuple[list[Tiling], Optional[list[tuple[PolyProgram, Tiling]]]]:
     """The base tilings to choose among and their reduced instances (`dpn.reduced`): None when the
     program is small enough to choose at full size or its first base (the scheduler's own bands)
     cannot be reduced.  The other bases, the fused and aligned bands, are optional: one that cannot

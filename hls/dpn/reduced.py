@@ -112,7 +112,6 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
     if not tiling.is_tiled:
         return None
     whole = instance_count(program)
-
     too_large = False
 
     def corner(tile_cap: int, span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
@@ -132,7 +131,8 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
         out = corner(tile_cap, span_cap)
         if out is not None and instance_count(out[0]) < MIN_CORNER:
             return None
-    while out is not None and instance_count(out[0]) > MAX_CORNER and (tile_cap > MIN_TILE_CAP or span_cap > MIN_SPAN_CAP):
+    while (out is not None and instance_count(out[0]) > MAX_CORNER
+           and (tile_cap > MIN_TILE_CAP or span_cap > MIN_SPAN_CAP)):
         tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), max(MIN_SPAN_CAP, 3 * span_cap // 4)
         smaller = corner(tile_cap, span_cap)
         if smaller is None or instance_count(smaller[0]) < MIN_CORNER:

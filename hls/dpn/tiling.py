@@ -176,23 +176,26 @@ ALIGNED_SCHEDULE_SECONDS = 5.0
 SEPARATE_SCHEDULE_SECONDS = 20.0
 
 
+_LATE = "the isl scheduler took more than"
+
+
 def _separate_schedule(sc: isl.ScheduleConstraints) -> isl.Schedule:
+    """The scheduler's own bands, which every `--tile auto` needs: past the limit, the schedule that
+    an outer coincident member bounds, rather than no tiling."""
     try:
         return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS)
     except isl.Error as e:
-        if not str(e).startswith(LATE):
+        if not str(e).startswith(_LATE):
             raise
     return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True)
-
-
-LATE = "the isl scheduler took more than"
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
                               outer_coincidence: bool = False) -> isl.Schedule:
     """`_compute_schedule` with a time limit (`hls.bounded`); raises isl.Error when it runs out.
-    isl's operation quota does not stop its scheduler's ILP loop, and an optional schedule (the
-    fused candidate of `--tile auto`) is not worth an unbounded wait."""
+    isl's operation quota does not stop its scheduler's ILP loop, and no schedule is worth an
+    unbounded wait: an optional one (the fused candidate of `--tile auto`) is dropped, the separate
+    one asked for again with an outer coincident member (`_separate_schedule`)."""
     def compute() -> str:
         try:
             return str(_compute_schedule(sc, whole_component, outer_coincidence))
@@ -201,7 +204,7 @@ def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool
 
     text = text_within(compute, seconds)
     if text is None:
-        raise isl.Error(f"{LATE} {seconds:g} s")
+        raise isl.Error(f"{_LATE} {seconds:g} s")
     if text.startswith("!"):
         raise isl.Error(text[1:])
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
@@ -325,7 +328,8 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> l
         below = _below(band, n, program)
         mixed = _below(_interleaved(band), n, program)
         same = below.keys() == mixed.keys() and all(mixed[st].is_equal(m) for st, m in below.items())
-        out.append(TileBand(tuple(names), hyper, coinc, extents, lows, inner=below, interleaved=None if same else mixed))
+        out.append(TileBand(tuple(names), hyper, coinc, extents, lows, inner=below,
+                            interleaved=None if same else mixed))
     return out
 
 
