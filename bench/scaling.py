@@ -82,7 +82,7 @@ CHILD = "import sys; from hls.cli import main; sys.exit(main())"
 FIELDS = (
     "kernel", "config", "level", "d", "scale", "size", "args", "status", "instances", "intended_instances",
     "cpu_s", "user_s", "sys_s", "wall_s", "peak_mb", "exit", "processes", "compute_processes", "channels",
-    "channel_words", "tiling", "note",
+    "channel_words", "estimated_cycles", "tiling", "note",
 )
 
 
@@ -346,7 +346,7 @@ def compile_row(src: Path, kernel: Path, config: str, args: list[str], opts) -> 
                 inst = sum(p.get("iterations", 0) for p in rep.get("processes", []) if p.get("kind") == "compute")
             row.update(status="ok", instances=inst, processes=s.get("processes"),
                        compute_processes=s.get("compute_processes"), channels=s.get("channels"),
-                       channel_words=s.get("channel_words"),
+                       channel_words=s.get("channel_words"), estimated_cycles=s.get("estimated_cycles"),
                        tiling=(rep.get("tiling") or {}).get("sizes"), note="")
             if isinstance(row["tiling"], list):
                 row["tiling"] = "x".join(map(str, row["tiling"]))

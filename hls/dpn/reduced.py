@@ -26,7 +26,7 @@ from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
 __all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP", "MIN_SPAN_CAP",
-           "reduced_instance"]
+           "SHORT_SPANS_ABOVE", "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
@@ -42,6 +42,13 @@ MIN_TILE_CAP = 4
 #: corner at `SPAN_CAP` is not half the program (`reduced_instance`): it still covers the operators'
 #: pipelines (a point order hides a latency over the loop it puts innermost)
 MIN_SPAN_CAP = 8
+#: statement instances above which such shorter corners are taken.  Below, the full-size model is
+#: affordable and a shorter corner can mislead: 3mm at its own size (22,636 instances) chose the
+#: aligned band on a corner of spans of 12, 13,639 cycles in Verilator against the 8,726 of the
+#: full-size choice, and doitgen's estimate from a corner whose free loops were cut from 12 to 8 was
+#: 44% high (a loop of 8 no longer covers its multiply-add's latency).  Above, the full-size model
+#: of a latency-bound kernel costs most of a minute (ADI at 41,760 instances: 56 s, against 30 s)
+SHORT_SPANS_ABOVE = 30_000
 
 
 def _placed_in(hyper: isl.Map, lows: tuple[int, ...], spans: list[int],
@@ -123,7 +130,7 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
 
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
     out = corner(tile_cap, span_cap)
-    while out is None and too_large and span_cap > MIN_SPAN_CAP:
+    while out is None and too_large and whole > SHORT_SPANS_ABOVE and span_cap > MIN_SPAN_CAP:
         # not half the program: its bands are one tile each, or short (lenet's convolution: one tile
         # of 16x10x10x6, 241,600 instances, every candidate modelled at full size).  Shorter spans
         # and loops, down to `MIN_SPAN_CAP`, until the corner is half the program or less
