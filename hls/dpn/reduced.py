@@ -25,8 +25,8 @@ from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
 from .tiling import Tiling, with_bands
 
-__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP", "MIN_SPAN_CAP",
-           "SHORT_SPANS_ABOVE", "reduced_instance"]
+__all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP",
+           "MIN_SPAN_CAP", "SHORT_SPANS_ABOVE", "reduced_instance"]
 
 REDUCE_ABOVE = 8_000  # statement instances above which the choice is made on a reduced instance (bench/results/reduce-above.md)
 TILE_CAP = 8  # tile size of a cut hyperplane in the reduced instance
@@ -119,23 +119,25 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
     if not tiling.is_tiled:
         return None
     whole = instance_count(program)
-    too_large = False
+
+    def halved(c: Optional[tuple[PolyProgram, Tiling]]) -> bool:
+        return c is not None and instance_count(c[0]) <= whole // 2
 
     def corner(tile_cap: int, span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
         """The corner at these caps, None when there is none or it is not half the program or less."""
-        nonlocal too_large
-        out = _corner(program, tiling, tile_cap, span_cap)
-        too_large = out is not None and instance_count(out[0]) > whole // 2
-        return None if out is None or too_large else out
+        c = _corner(program, tiling, tile_cap, span_cap)
+        return c if halved(c) else None
 
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
-    out = corner(tile_cap, span_cap)
-    while out is None and too_large and whole > SHORT_SPANS_ABOVE and span_cap > MIN_SPAN_CAP:
+    first = _corner(program, tiling, tile_cap, span_cap)
+    out = first if halved(first) else None
+    while first is not None and out is None and whole > SHORT_SPANS_ABOVE and span_cap > MIN_SPAN_CAP:
         # not half the program: its bands are one tile each, or short (lenet's convolution: one tile
         # of 16x10x10x6, 241,600 instances, every candidate modelled at full size).  Shorter spans
         # and loops, down to `MIN_SPAN_CAP`, until the corner is half the program or less
         tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), max(MIN_SPAN_CAP, 3 * span_cap // 4)
-        out = corner(tile_cap, span_cap)
+        first = _corner(program, tiling, tile_cap, span_cap)
+        out = first if halved(first) else None
         if out is not None and instance_count(out[0]) < MIN_CORNER:
             return None
     while (out is not None and instance_count(out[0]) > MAX_CORNER

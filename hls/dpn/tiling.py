@@ -476,9 +476,13 @@ def conflicts(program: PolyProgram) -> isl.UnionMap:
     value's history at every later access: ADI's 170 pieces made isl's scheduler take 50 s, on 78
     it takes 10 s, and finds the same schedule.  The reads' last writers are the program's dataflow
     where it has one; the result is kept by the program (the tiling passes ask for it several times)."""
-    kept = _CONFLICTS.get(id(program))
-    if kept is not None and kept[0] is program:
-        return kept[1]
+    return _CONFLICTS.answer(program, "conflicts", lambda: _direct_conflicts(program))
+
+
+_CONFLICTS = iu.AnswersByObject(32)
+
+
+def _direct_conflicts(program: PolyProgram) -> isl.UnionMap:
     sched = program.schedule
     writes = iu.union((isl.UnionMap.from_map(st.write.relation) for st in program.statements),
                       isl.UnionMap.empty(sched.get_space()))
@@ -492,13 +496,7 @@ def conflicts(program: PolyProgram) -> isl.UnionMap:
                 out = out.union(iu.last_writer(read, writes, sched, unsourced=False)[0])
             later = ordered_pairs(read.apply_range(writes.reverse()), sched, "lt")
             out = out.union(later.apply_range(sched).lexmin().apply_range(sched.reverse()))
-    if len(_CONFLICTS) >= 32:
-        _CONFLICTS.pop(next(iter(_CONFLICTS)))
-    _CONFLICTS[id(program)] = (program, out)
     return out
-
-
-_CONFLICTS: dict[int, tuple[PolyProgram, isl.UnionMap]] = {}  # id -> (program, its conflicts), oldest first
 
 
 def is_legal(program: PolyProgram, schedule: isl.UnionMap, deps: Optional[isl.UnionMap] = None) -> bool:

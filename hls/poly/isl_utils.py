@@ -340,10 +340,10 @@ def card(s: isl.Set) -> int:
     return _BY_OBJECT.answer(s, "card", lambda: _card_of(str(s)))
 
 
-class _AnswersByObject:
-    """Answers about isl objects, kept by the object asked about (alive, so that its id stays its
-    own): an isl object is a value, and printing it to key a text cache was most of the cost of
-    asking again about the same process domain."""
+class AnswersByObject:
+    """Answers about isl objects (or a program of them), kept by the object asked about (alive, so
+    that its id stays its own): an isl object is a value, and printing it to key a text cache was
+    most of the cost of asking again about the same process domain."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -361,7 +361,7 @@ class _AnswersByObject:
         return value
 
 
-_BY_OBJECT = _AnswersByObject(1 << 14)
+_BY_OBJECT = AnswersByObject(1 << 14)
 
 
 @functools.lru_cache(maxsize=4096)
