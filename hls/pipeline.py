@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from .diagnostics import UsageError
-from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels
+from .dpn.channels import fifo_recovery_stats, fifoize, size_channels, type_channels, with_live_counts
 from .dpn.network import MEMORY_LATENCY, ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
@@ -564,7 +564,7 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
     after("tile", tiling)
     for name, ir in chosen.stages:
         after(name, ir)
-    net, typed, tables = chosen.network, chosen.typed, chosen.tables
+    net, typed, tables = with_live_counts(chosen.network), chosen.typed, chosen.tables
     timing = chosen.timing
     fifo_stats = None
     if tiling.is_tiled:

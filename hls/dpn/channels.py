@@ -288,10 +288,26 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
             return None
         return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
     moduli = moduli or _moduli(write, last)
-    # a buffer's live count is reported, never its size: its relation is built within the count's time
-    # limit too (over a skewed 3-d stencil's 38-piece load schedule it took minutes)
-    live = _max_count(lambda: _alive_at_writes(write, last)) if iu.counting_available() else None
-    return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
+    # a buffer's live count is reported, never its size: counted once, on the network compiled
+    # (`with_live_counts`), not on every candidate
+    return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=None)
+
+
+def with_live_counts(net: ProcessNetwork) -> ProcessNetwork:
+    """The count of values alive together of each buffer sized on its relations, which only the report
+    shows (a buffer's size is its moduli): barvinok takes up to `COUNT_SECONDS` a buffer, and counting
+    them on every candidate network was a fifth of choosing lenet-c3's (11 s of 53).  The relation is
+    built within the count's time limit too (over a skewed 3-d stencil's 38-piece load schedule it
+    took minutes).  Without barvinok, or past the limit, `max_live` stays None."""
+    if not iu.counting_available():
+        return net
+    out = []
+    for c in net.channels:
+        if c.kind == ChannelKind.BUFFER and c.max_live is None and not c.relation.is_empty():
+            write, _first, last = _times(c, net)
+            c = replace(c, max_live=_max_count(lambda: _alive_at_writes(write, last)))
+        out.append(c)
+    return net.with_channels(out, net.stage)
 
 
 REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is faster than counting

@@ -160,13 +160,13 @@ def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool,
         ctx.set_schedule_outer_coincidence(saved[1])
 
 
-FUSED_SCHEDULE_SECONDS = 20.0  # isl's whole-component scheduling ran for hours on one fuzzed program
-#: The aligned schedule's limit.  Its proximity (reads of one element by two statements) makes isl's
-#: cost grow with the domains' constants: 2mm takes 0.4 s at 6k instances, 9.6 s at 100k and 29 s
-#: at 400k, for the fused schedule's bands each time (int-divmod and horner-u64, whose aligned
-#: bands differ, 0.2 s -> 2.4-2.8 s at 64x their instances).  An optional candidate is not worth
-#: more than this; the fused one stays under half a second on every example.
-ALIGNED_SCHEDULE_SECONDS = 5.0
+#: The limit of each optional schedule of `--tile auto`, the fused and the aligned one, in the
+#: child's CPU seconds (`hls.bounded`).  isl's whole-component scheduling ran for hours on one fuzzed
+#: program, and 20 s on ADI for a band that lost; the aligned schedule's proximity (reads of one
+#: element by two statements) makes its cost grow with the domains' constants (2mm: 0.4 s at 6k
+#: instances, 9.6 s at 100k, 29 s at 400k, `_sampled_bands`).  Every example's fused schedule takes
+#: under 1.5 s at 64x its instances; an optional candidate is not worth more than this.
+OPTIONAL_SCHEDULE_SECONDS = 5.0
 
 
 #: The separate schedule's limit, then that of the same schedule with an outer coincident member
@@ -291,8 +291,7 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> l
     order = [s.name for s in program.statements]
     try:
         sched = (_separate_schedule(sc) if fusion == "separate"
-                 else _compute_schedule_bounded(sc, True, ALIGNED_SCHEDULE_SECONDS if fusion == "aligned"
-                                                else FUSED_SCHEDULE_SECONDS))
+                 else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         return [TileBand(tuple(order), {}, (), (), ())]
