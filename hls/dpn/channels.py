@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 import islpy as isl
@@ -316,7 +316,18 @@ REPLAY_BELOW = 20_000  # producer + consumer iterations under which replaying is
 BOUND_ABOVE = 400_000
 
 
-def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None) -> Channel:
+@dataclass
+class IslFirst:
+    """Whether `size_channel` still asks isl before the replay on a network's channels: once an answer
+    did not come (barvinok past `FIRST_COUNT_SECONDS`, isl's moduli past `MODULI_SECONDS`), the other
+    channels of the network, cut by the same tiles and schedules, are replayed at once.  Every FIFO
+    count of jacobi-2d at T=22, N=76 ran out of time (0.6 s each, 6 s in all) before a replay of 0.2 s."""
+
+    asking: bool = True
+
+
+def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None,
+                 isl_first: Optional[IslFirst] = None) -> Channel:
     """Up to `BOUND_ABOVE` iterations, the replay of the channel's events: a FIFO's write and
     first-read times (`event_replayed_depth`, numpy), a buffer's values' lifetimes
     (`event_replayed_moduli`) when it has under `LIFETIME_CELLS` values x dimensions, else isl's
@@ -331,15 +342,18 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     bound for a FIFO barvinok cannot count; a buffer there too gets isl's moduli within
     `MODULI_SECONDS`, then the replay up to `REPLAY_CELLS`, and only beyond that isl's moduli
     however long they take.  The tables' replay where the events cannot be enumerated into arrays.
-    So no large problem is enumerated."""
+    So no large problem is enumerated.  `isl_first`: shared by the channels of one network (`IslFirst`)."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
+    isl_first = isl_first or IslFirst()
     large = not is_small(c, net, BOUND_ABOVE)
-    few = not is_small(c, net, ISL_FIRST_ABOVE) and _few_pieces(c, net)
+    few = isl_first.asking and not is_small(c, net, ISL_FIRST_ABOVE) and _few_pieces(c, net)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        counted = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS) \
-            if few and iu.counting_available() and not _has_divisions(c, net) else None
+        ask = few and iu.counting_available() and not _has_divisions(c, net)
+        counted = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS) if ask else None
         if counted is not None:
             return counted
+        if ask:
+            isl_first.asking = False
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
@@ -352,7 +366,9 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
             text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
             if text is not None:
                 moduli = tuple(int(b) for b in text.split())
-            elif not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
+            elif few:
+                isl_first.asking = False
+            if text is None and not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
                 replayed = event_replayed_moduli(c, net, tables)
         if replayed is not None:
             moduli, live = replayed
@@ -540,7 +556,8 @@ def _largest_live_distance(events: list[int], n: int, group: list[int], value: l
 def size_channels(net: ProcessNetwork, tables: NetworkTables | None = None) -> ProcessNetwork:
     assert net.stage >= Stage.TYPED
     tables = tables or NetworkTables(net)  # lazy: enumerated only for a channel that needs the replay
-    return net.with_channels([size_channel(c, net, tables) for c in net.channels], Stage.SIZED)
+    isl_first = IslFirst()
+    return net.with_channels([size_channel(c, net, tables, isl_first) for c in net.channels], Stage.SIZED)
 
 
 def _prefix_order(dims: int, k: int, strict_at: bool) -> isl.Map:

@@ -118,6 +118,27 @@ def test_isl_asked_first_gives_the_replayed_size(networks, case, monkeypatch):
         assert (sized.depth, sized.moduli) == (exact.depth, exact.moduli), c.name
 
 
+def test_isl_is_not_asked_first_again_once_it_gave_no_answer(networks, monkeypatch):
+    """Once isl gave no answer in time on a network (`channels.IslFirst`), its other channels go to the
+    replay at once, and their sizes are still the replay's."""
+    if not iu.counting_available():
+        pytest.skip("islpy-barvinok is not installed: FIFOs are replayed, as the oracle is")
+    net = networks[("gemm", 1)].network
+    tables = NetworkTables(net)
+    assert sum(1 for c in net.channels if c.kind != ChannelKind.BUFFER and not c.relation.is_empty()) >= 2
+    monkeypatch.setattr(channels, "ISL_FIRST_ABOVE", 0)
+    monkeypatch.setattr(channels, "FIRST_COUNT_SECONDS", 0.0)  # every count runs out of time
+    monkeypatch.setattr(channels, "MODULI_SECONDS", 0.0)
+    asked = []
+    symbolic = channels.symbolic_size
+    monkeypatch.setattr(channels, "symbolic_size", lambda c, *a, **k: asked.append(c.name) or symbolic(c, *a, **k))
+    sized = {c.name: c for c in channels.size_channels(net, tables).channels}
+    assert len(asked) == 1  # the first FIFO asked, none after it
+    for c in net.channels:
+        exact = replayed_size(c, tables)
+        assert (sized[c.name].depth, sized[c.name].moduli) == (exact.depth, exact.moduli), c.name
+
+
 @pytest.mark.parametrize("case", PARAMS)
 def test_lifetime_replay_equals_the_tables_replay(networks, case):
     """A buffer whose moduli isl does not find in time is sized from its values' enumerated write and
