@@ -298,14 +298,17 @@ def with_live_counts(net: ProcessNetwork) -> ProcessNetwork:
     shows (a buffer's size is its moduli): barvinok takes up to `COUNT_SECONDS` a buffer, and counting
     them on every candidate network was a fifth of choosing lenet-c3's (11 s of 53).  The relation is
     built within the count's time limit too (over a skewed 3-d stencil's 38-piece load schedule it
-    took minutes).  Without barvinok, or past the limit, `max_live` stays None."""
+    took minutes).  Without barvinok, or past the limit, `max_live` stays None; after the first count
+    that gives no answer, the other buffers are not counted (nussinov at N=156: six of its 23 counts ran
+    out of their 2 s, 12.5 s of a 38 s compile)."""
     if not iu.counting_available():
         return net
-    out = []
+    out, counting = [], True
     for c in net.channels:
-        if c.kind == ChannelKind.BUFFER and c.max_live is None and not c.relation.is_empty():
+        if counting and c.kind == ChannelKind.BUFFER and c.max_live is None and not c.relation.is_empty():
             write, _first, last = _times(c, net)
             c = replace(c, max_live=_max_count(lambda: _alive_at_writes(write, last)))
+            counting = c.max_live is not None
         out.append(c)
     return net.with_channels(out, net.stage)
 
