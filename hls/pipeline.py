@@ -396,9 +396,9 @@ def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
 
 #: A candidate is modelled, before `deepen`, only up to this many times the cycles it would need to
 #: be kept (the best estimate so far; a merge or slab network, `merge.SLACK` over the unmerged one's),
-#: and is dropped unfinished past them: `deepen` has cut a network's modelled cycles to two thirds at
-#: most (mvt, lifting-53: 0.68 of its cycles at the sequential sizes, most under a tenth).  With 3,
-#: a merge of correlation's modelled to 2.8x its unmerged network's cycles.
+#: and is dropped unfinished past them: `deepen` has never cut a network's modelled cycles below 0.68
+#: of those at the sequential sizes (mvt, lifting-53; most by under a tenth), and 1 / 1.6 = 0.625.
+#: With 3, merges of correlation's were modelled to 2.8x their unmerged network's cycles.
 CUTOFF = 1.6
 
 
