@@ -117,13 +117,15 @@ class _Built:
 def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
              parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None,
              config: Optional[dict] = None, chosen: Optional[_Built] = None,
-             partitioned: Optional[ProcessNetwork] = None, late_reads: Optional[bool] = None) -> _Built:
+             partitioned: Optional[ProcessNetwork] = None, late_reads: Optional[bool] = None,
+             typed_as: Optional[ProcessNetwork] = None) -> _Built:
     """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one.  A
     candidate the cycle model finds slower than `cutoff` cycles before `deepen` is not deepened; its
     estimate is None (it cannot be the one kept).  With `chosen` (the network chosen on a reduced
     instance, `_realized`), the cycle model does not run: the channels get the words `deepen` gave
     the chosen network's channels of the same names, and the estimate is extrapolated from its own.
-    `late_reads`, when given, is the operand read policy (`_deepened`), not chosen again."""
+    `late_reads`, when given, is the operand read policy (`_deepened`), not chosen again;
+    `typed_as`, the typed network of the same partition that `groups` merge (`type_channels`)."""
     stages = []
     net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                                        onchip_words=opts.local_words // 4, read_ports=_read_ports(opts))
@@ -132,7 +134,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     net = merge_processes(net, groups)
     stages.append(("merge", net))
     tables = NetworkTables(net)  # lazy; the processes keep their names and schedules from here on
-    net = type_channels(net, tables)
+    net = type_channels(net, tables, typed_as)
     typed = net
     net = fifoize(net, tables)
     stages.append(("type-channels", net))
@@ -296,7 +298,8 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
             t = fissioned or tiling
         cand = _network(program, t, opts, groups, cutoff=_cutoff(base * (1 + MERGE_SLACK)),
                         config=dict(built.config, merge=(per_band, light_only, independent, affinity),
-                                    fission=t is not tiling), late_reads=built.network.late_reads)
+                                    fission=t is not tiling), late_reads=built.network.late_reads,
+                        typed_as=built.typed if t is tiling else None)
         if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
             continue
         n = _compute_count(cand)

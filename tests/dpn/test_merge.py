@@ -110,6 +110,27 @@ def test_merging_everything_is_still_exact():
     _check_against_gcc(res, seeds=(1,))
 
 
+@pytest.mark.parametrize("name", ["2mm", "fir-int", "trmm"])
+def test_a_merged_network_takes_the_channel_types_it_would_decide(name):
+    """`type_channels(..., typed_as=)`: the types of the unmerged network's channels, taken by the
+    merged network, are the types classifying the merged channels again gives (every grouping the
+    pipeline tries, and all compute processes in one)."""
+    from hls.dpn.channels import type_channels
+    from hls.dpn.partition import build_network
+
+    res = _compile(name, merge="none")
+    part = build_network(res.program, res.network.tiling)
+    typed = type_channels(part)
+    groupings = [balance_groups(part, per_band=a, light_only=b, independent=c, affinity=False)
+                 for a in (True, False) for b in (True, False) for c in (True, False)]
+    groupings = [g for g in groupings if g] + [[[p.name for p in _compute(part)]]]
+    for groups in groupings:
+        merged = merge_processes(part, groups)
+        decided = {c.name: (c.kind, c.in_order, c.unicity) for c in type_channels(merged).channels}
+        taken = {c.name: (c.kind, c.in_order, c.unicity) for c in type_channels(merged, typed_as=typed).channels}
+        assert taken == decided, groups
+
+
 def test_independent_bins_hold_no_dependent_pair():
     """fir-int: `acc = 0`, the rounding, the saturation and the shift are light; the rounding feeds the
     saturation, which feeds the shift, so independent bins keep those apart."""
