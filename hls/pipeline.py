@@ -117,15 +117,14 @@ class _Built:
 def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequence[Sequence[str]] = (), *,
              parallel: Optional[int] = None, uniform: bool = False, cutoff: Optional[int] = None,
              config: Optional[dict] = None, chosen: Optional[_Built] = None,
-             partitioned: Optional[ProcessNetwork] = None, late_reads: Optional[bool] = None,
+             partitioned: Optional[ProcessNetwork] = None,
              typed_as: Optional[ProcessNetwork] = None) -> _Built:
     """partition .. deepen for one tiling, merging each of `groups` (compute processes) into one.  A
     candidate the cycle model finds slower than `cutoff` cycles before `deepen` is not deepened; its
     estimate is None (it cannot be the one kept).  With `chosen` (the network chosen on a reduced
     instance, `_realized`), the cycle model does not run: the channels get the words `deepen` gave
     the chosen network's channels of the same names, and the estimate is extrapolated from its own.
-    `late_reads`, when given, is the operand read policy (`_deepened`), not chosen again;
-    `typed_as`, the typed network of the same partition that `groups` merge (`type_channels`)."""
+    `typed_as`: the typed network of the same partition that `groups` merge (`type_channels`)."""
     stages = []
     net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                                        onchip_words=opts.local_words // 4, read_ports=_read_ports(opts))
@@ -148,7 +147,7 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     if chosen is not None:
         net, timing = _transferred(net, chosen)
     else:
-        net, model0, model1 = _deepened(net, tables, opts, cutoff, late_reads)
+        net, model0, model1 = _deepened(net, tables, opts, cutoff)
         timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles}
         issued = model1.issued
         if model0.cycles is None and cutoff is not None:
@@ -236,20 +235,18 @@ def _fastest_rate(iterations: int, issued: Optional[tuple[int, ...]]) -> float:
     return max(1.0, min(rates, default=1.0))
 
 
-def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options, cutoff: Optional[int] = None,
-              late_reads: Optional[bool] = None) -> tuple[ProcessNetwork, Timing, Timing]:
+def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
+              cutoff: Optional[int] = None) -> tuple[ProcessNetwork, Timing, Timing]:
     """`deepen`, with operands read at the stage that needs them (`net.late_reads`) or all at issue,
-    whichever the cycle model finds faster at the sequential sizes (only that one is deepened), or
-    as `late_reads` says.  A late read shortens a recurrence, but its value then waits in its channel
-    instead of the pipeline: a buffer slot is freed later and may hold its producer back (heat-3d's
-    load buffers)."""
+    whichever the cycle model finds faster at the sequential sizes (only that one is deepened).  A
+    late read shortens a recurrence, but its value then waits in its channel instead of the pipeline:
+    a buffer slot is freed later and may hold its producer back (heat-3d's load buffers).  Decided
+    per candidate: merges and slabs that kept their unmerged network's policy came out up to 13%
+    larger in channel words (gemm-int: 174 against 154) for one model fewer each."""
     latency = process_latencies(net)
-    if late_reads is False:
-        net = net.with_channels(list(net.channels), net.stage)
-        net.late_reads = False
     stages = read_stages(net)
     best = model(net, tables, latency, stages, cutoff)
-    if late_reads is None and any(s for per in stages.values() for s in per.values()):
+    if any(s for per in stages.values() for s in per.values()):
         issue = net.with_channels(list(net.channels), net.stage)
         issue.late_reads = False
         other = model(issue, tables, latency, read_stages(issue), cutoff)
@@ -276,9 +273,7 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
     within `merge.SLACK` of the unmerged network's cycles: the same throughput from fewer processes.
     Affinity bins are built with the statements one after another inside tiles
     (`tiling.with_fission`) when that is legal: a value is then made a whole tile slice before it
-    is read, not one iteration.  Candidates keep the unmerged network's operand read policy
-    (`_deepened`), as do `_slabbed`'s: one cycle model each instead of two (on 3mm, reading at issue
-    was slower on every candidate)."""
+    is read, not one iteration."""
     part = built.stages[0][1]
     best, base = built, built.cycles
     if base is None:
@@ -296,10 +291,9 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
         if affinity:  # the point of affinity bins: the light statements done before the heavy one reads them
             fissioned = fissioned or with_fission(program, tiling)
             t = fissioned or tiling
-        cand = _network(program, t, opts, groups, cutoff=_cutoff(base * (1 + MERGE_SLACK)),
+        cand = _network(program, t, opts, groups, cutoff=CUTOFF * base,
                         config=dict(built.config, merge=(per_band, light_only, independent, affinity),
-                                    fission=t is not tiling), late_reads=built.network.late_reads,
-                        typed_as=built.typed if t is tiling else None)
+                                    fission=t is not tiling), typed_as=built.typed if t is tiling else None)
         if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
             continue
         n = _compute_count(cand)
@@ -345,9 +339,8 @@ def _slabbed(program: PolyProgram, tiling: Tiling, built: _Built, base_cycles: O
         groups = slab_groups(program, t, k)
         if not groups:
             continue
-        cand = _network(program, t, opts, groups, parallel=k, uniform=True,
-                        cutoff=_cutoff(base_cycles * (1 + MERGE_SLACK)),
-                        config=dict(built.config, slabs=k, fission=t is not tiling), late_reads=built.network.late_reads)
+        cand = _network(program, t, opts, groups, parallel=k, uniform=True, cutoff=CUTOFF * base_cycles,
+                        config=dict(built.config, slabs=k, fission=t is not tiling))
         if cand.cycles is None:
             continue
         n = _compute_count(cand)
@@ -397,16 +390,11 @@ def _fusion_may_help(program: PolyProgram, plain: Tiling) -> bool:
     return any(len(ks) > 1 for ks in users.values())
 
 
-#: A candidate is modelled, before `deepen`, only up to this many times the cycles it would need to
-#: be kept (the best estimate so far; a merge or slab network, `merge.SLACK` over the unmerged one's),
-#: and is dropped unfinished past them: `deepen` has never cut a network's modelled cycles below 0.68
-#: of those at the sequential sizes (mvt, lifting-53; most by under a tenth), and 1 / 1.6 = 0.625.
-#: With 3, merges of correlation's were modelled to 2.8x their unmerged network's cycles.
-CUTOFF = 1.6
-
-
-def _cutoff(needed: float) -> int:
-    return int(CUTOFF * needed) + 1
+#: A candidate slower than this x the best one so far (a merge or slab network: x the unmerged one),
+#: before `deepen`, is dropped unfinished.  `deepen` has cut a network's modelled cycles to 0.45 of
+#: those at the sequential sizes (lifting-53 at M=12, K=16: 1937 -> 868, the network kept); with
+#: 1.6 that network was dropped and the one kept was 29% slower.
+CUTOFF = 3
 
 
 def _built_variants(variants: Sequence[tuple[PolyProgram, Tiling, int]], opts: Options) -> list[_Built]:
@@ -418,7 +406,7 @@ def _built_variants(variants: Sequence[tuple[PolyProgram, Tiling, int]], opts: O
     best: Optional[int] = None  # the one `_chosen` keeps: fewest cycles, then the first variant
     for k in sorted(range(len(variants)), key=lambda k: (variants[k][1].point_order == "original", k)):
         program, tiling, base = variants[k]
-        b = built[k] = _network(program, tiling, opts, cutoff=None if best is None else _cutoff(built[best].cycles),
+        b = built[k] = _network(program, tiling, opts, cutoff=None if best is None else CUTOFF * built[best].cycles,
                                 config={"base": base, "point_order": tiling.point_order})
         if b.cycles is not None and (best is None or (b.cycles, k) < (built[best].cycles, best)):
             if best is not None:
