@@ -384,10 +384,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
             text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
             if text is not None:
                 moduli = tuple(int(b) for b in text.split())
-            elif few:
-                isl_first.asking = False
-            if text is None and not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
-                replayed = event_replayed_moduli(c, net, tables)
+            else:
+                isl_first.asking = isl_first.asking and not few
+                if not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
+                    replayed = event_replayed_moduli(c, net, tables)
         if replayed is not None:
             moduli, live = replayed
             return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
