@@ -138,6 +138,10 @@ class NetworkTables:
         self._s: dict[str, Optional[ProcessStamps]] = {}
         self._o: dict[str, RunOrder] = {}
         self._pairs: dict[str, ChannelPairs] = {}
+        # the cycle model's per-iteration reads and writes of a process, by the channels and read
+        # stages they come from (`timing.plan_of`): both operand read policies of a network share
+        # those of every process they read alike, and every process's writes
+        self.plans: dict[tuple, tuple] = {}
 
     def for_network(self, net: ProcessNetwork) -> "NetworkTables":
         """Tables of a network with the same processes (channels may differ): process tables are kept."""
