@@ -73,9 +73,11 @@ class Control:
             self.last = _point(times.lexmax().apply(sched.reverse()))
             self.bounds = dim_bounds(dom)
             succ = schedule_successor(sched)
-            # coalesced first: a skewed 3-d stencil's load successor has 86 pieces instead of 203 (a
-            # guard register and a term of every next-state OR per piece), and converts faster
-            raw = pw_multi_aff_pieces(isl.PwMultiAff.from_map(iu.coalesced(succ))) if not succ.is_empty() else []
+            # coalesced first: fewer pieces (a guard register and a term of every next-state OR
+            # each).  A function's lexmin is itself, and isl's lexmin gives its pieces in a fraction
+            # of `PwMultiAff.from_map`'s time (a red-black stencil's load unit at T=22, N=76: 0.13 s
+            # instead of 1.1 s, 94 pieces instead of 96; heat-3d's at T=7, N=18: 0.44 s, 2.1 s)
+            raw = pw_multi_aff_pieces(iu.coalesced(succ).lexmin_pw_multi_aff()) if not succ.is_empty() else []
         else:
             self.first = self.last = [0] * n
             self.bounds = [(0, 0)] * n
