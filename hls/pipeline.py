@@ -249,7 +249,9 @@ def _deepened(net: ProcessNetwork, tables: NetworkTables, opts: Options,
     if any(s for per in stages.values() for s in per.values()):
         issue = net.with_channels(list(net.channels), net.stage)
         issue.late_reads = False
-        other = model(issue, tables, latency, read_stages(issue), cutoff)
+        # only a faster run can be kept: it is cut off where it stops being one
+        limit = cutoff if best.before.cycles is None else min(best.before.cycles, cutoff or best.before.cycles)
+        other = model(issue, tables, latency, read_stages(issue), limit)
         if other.before.cycles is not None and (best.before.cycles is None or other.before.cycles < best.before.cycles):
             best = other
     return deepen(best, tables, latency, budget_words=max(256, opts.local_words // 4))
@@ -293,7 +295,8 @@ def _balanced(program: PolyProgram, tiling: Tiling, built: _Built, opts: Options
             t = fissioned or tiling
         cand = _network(program, t, opts, groups, cutoff=CUTOFF * base,
                         config=dict(built.config, merge=(per_band, light_only, independent, affinity),
-                                    fission=t is not tiling), typed_as=built.typed if t is tiling else None)
+                                    fission=t is not tiling), typed_as=built.typed if t is tiling else None,
+                        partitioned=part if t is tiling else None)
         if cand.cycles is None or cand.cycles > base * (1 + MERGE_SLACK):
             continue
         n = _compute_count(cand)
