@@ -140,7 +140,8 @@ class NetworkTables:
         self._pairs: dict[str, ChannelPairs] = {}
         # the cycle model's per-iteration reads and writes of a process, by the channels and read
         # stages they come from (`timing.plan_of`): both operand read policies of a network share
-        # those of every process they read alike, and every process's writes
+        # those of every process they read alike, and every process's writes; `timing.deepen`, the
+        # last run, drops them
         self.plans: dict[tuple, tuple] = {}
 
     def for_network(self, net: ProcessNetwork) -> "NetworkTables":
