@@ -9,8 +9,10 @@ One directory per kind under the root:
 * ``pnr/``: place-and-route results (`hls.pnr`); entries are directories with lock files, like builds;
 * ``verilator/.shared/``: files that the builds of one directory share (Verilator's runtime objects,
   `sim.verilator_runtime`): a few megabytes, emptied by ``--clear`` but not bounded;
-* ``gcc/``: the gcc reference objects of `sim.gcc_ref`: counted by ``dpn-synth cache --info`` and
-  emptied by ``--clear``, but not bounded (a few kilobytes each, and `sim.gcc_ref` does not record use).
+* ``gcc/``: the shared objects gcc builds (`hls.shared_object`): the reference objects of
+  `sim.gcc_ref` and the compiler's cycle model (`hls.dpn.native_model`); counted by ``dpn-synth cache
+  --info`` and emptied by ``--clear``, but not bounded (a few kilobytes each, and their users do not
+  record use).
 
 **Budget.** The bounded kinds under one root share one size budget, `max_bytes` (2 GiB; set
 ``DPN_SYNTH_CACHE_MAX`` to bytes or a number with a K/M/G/T suffix, binary multiples: ``500M``,

@@ -15,11 +15,6 @@ from __future__ import annotations
 
 import copy
 import ctypes
-import functools
-import hashlib
-import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Literal, Mapping
 
@@ -28,6 +23,7 @@ from pycparser import c_ast, c_generator
 
 from hls.diagnostics import CompileError, SourceLoc
 from hls.frontend.parse import ParsedKernel, check_gnu_placeholders
+from hls.shared_object import compile_shared_object, default_cache_dir
 
 __all__ = ["KernelArg", "GccReference", "GCC_FLAGS", "default_cache_dir"]
 
@@ -380,83 +376,6 @@ def generate_source(kernel: ParsedKernel, args: list[_ArgInfo]) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 
-def default_cache_dir() -> str:
-    """`$DPN_SYNTH_CACHE/gcc`, else `~/.cache/dpn-synth/gcc`."""
-    root = os.environ.get("DPN_SYNTH_CACHE")
-    if root:
-        return os.path.join(root, "gcc")
-    return os.path.join(os.path.expanduser("~"), ".cache", "dpn-synth", "gcc")
-
-
-@functools.lru_cache(maxsize=1)
-def _gcc_identity() -> str:
-    """Version and target of gcc: part of the cache key, so a new compiler never reuses old objects."""
-    try:
-        out = subprocess.run(
-            ["gcc", "-dumpfullversion", "-dumpmachine"], capture_output=True, text=True, check=False, timeout=60
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise RuntimeError(f"cannot run gcc: {exc}") from None
-    return out.stdout.strip()
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _usable_dir(directory: str) -> str:
-    try:
-        os.makedirs(directory, exist_ok=True)
-        if os.access(directory, os.W_OK):
-            return directory
-    except OSError:
-        pass
-    fallback = os.path.join(tempfile.gettempdir(), f"dpn-synth-gcc-{os.getuid()}")
-    os.makedirs(fallback, exist_ok=True)
-    return fallback
-
-
-def _compile(source: str, flags: tuple[str, ...], cache_dir: str) -> tuple[str, bool]:
-    """Compile `source` into a shared object in `cache_dir` unless it is there; (path, compiled?).
-
-    Both the source and the object are written under temporary names and renamed into place, so
-    concurrent processes (pytest-xdist workers) building the same kernel never see a partial file.
-    """
-    key = hashlib.sha256("\0".join([_gcc_identity(), " ".join(flags), source]).encode()).hexdigest()[:40]
-    directory = _usable_dir(cache_dir)
-    so_path = os.path.join(directory, f"ref-{key}.so")
-    if os.path.exists(so_path):
-        return so_path, False
-    c_path = os.path.join(directory, f"ref-{key}.c")
-    _atomic_write(c_path, source.encode())
-    fd, tmp_so = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".so")
-    os.close(fd)
-    try:
-        proc = subprocess.run(
-            ["gcc", *flags, "-o", tmp_so, c_path, "-lm"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=300,
-            env=dict(os.environ, LC_ALL="C"),
-        )
-        if proc.returncode != 0:
-            raise RuntimeError(f"gcc failed to compile the reference unit {c_path}:\n{proc.stderr}")
-        os.replace(tmp_so, so_path)
-    finally:
-        if os.path.exists(tmp_so):
-            os.unlink(tmp_so)
-    return so_path, True
-
-
 # ---------------------------------------------------------------------------------------------------
 # Dimension expressions (to check array shapes before handing memory to C)
 # ---------------------------------------------------------------------------------------------------
@@ -562,7 +481,7 @@ class GccReference:
         self.args = tuple(info.arg for info in self._infos)
         self.source = generate_source(kernel, self._infos)
         flags = GCC_FLAGS + tuple(f"-D{d}" for d in defines)
-        self.so_path, self.compiled = _compile(self.source, flags, cache_dir or default_cache_dir())
+        self.so_path, self.compiled = compile_shared_object(self.source, flags, cache_dir or default_cache_dir())
         self._lib = ctypes.CDLL(self.so_path)
         self._entry = getattr(self._lib, ENTRY)
         self._entry.restype = None

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Mapping
 
 from hls.poly.program import PolyProgram
+from hls.shared_object import compile_shared_object, default_cache_dir
 
-from .gcc_ref import _CTYPE_TO_CTYPES, GCC_FLAGS, _compile, default_cache_dir
+from .gcc_ref import _CTYPE_TO_CTYPES, GCC_FLAGS
 
 ENTRY = "dpn_hoisted"
 
@@ -53,7 +54,7 @@ def host_source(program: PolyProgram) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _library(source: str) -> ctypes.CDLL:
-    so_path, _ = _compile(source, GCC_FLAGS, default_cache_dir())
+    so_path, _ = compile_shared_object(source, GCC_FLAGS, default_cache_dir())
     return ctypes.CDLL(so_path)
 
 

@@ -22,7 +22,8 @@ model here runs the network the way the RTL does:
 
 `deepen` then grows the FIFOs on which producers wait the longest, as long as the modelled cycle count
 keeps dropping: the extra words are what lets transfers of the next tile overlap computation on the
-current one.  Depths only grow, so the deadlock-freedom of the sequential sizes (docs/channel-sizing.md)
+current one.  The model runs in C (`native_model`, `cycle_model.c`) unless a run is recorded or gcc
+cannot build it; this module's Python model is its specification.  Depths only grow, so the deadlock-freedom of the sequential sizes (docs/channel-sizing.md)
 is kept.  The model is also what `report.md` gives as the estimated cycle count.
 """
 
@@ -36,6 +37,7 @@ from typing import Iterator, Mapping, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .memports import new_lines, words_per_beat
+from . import native_model
 from .network import Channel, ChannelKind, ProcessKind, ProcessNetwork
 from .tables import NetworkTables
 
@@ -144,23 +146,50 @@ class ScheduleRecorder:
 
 
 @dataclass
+class Rows:
+    """Entries of one process (reads or writes) grouped by its iterations: iteration k's are rows
+    `offsets[k]` .. `offsets[k + 1]` of `columns` (channel number first).  Numpy throughout: the
+    native model (`native_model`) takes them as they are, and only the Python model makes tuples."""
+
+    offsets: np.ndarray  # int64, n + 1 entries, from 0
+    columns: tuple[np.ndarray, ...]
+
+    def listed(self) -> list[list[tuple]]:
+        """Per iteration, its rows as tuples (the Python model's form), `ROWS_AT_ONCE` rows at a
+        time, so the lists built stay small beside the tuples kept."""
+        n = self.offsets.shape[0] - 1
+        out: list[list[tuple]] = []
+        first = 0  # the first iteration of the block
+        ends = self.offsets[1:]
+        while first < n:
+            lo = int(self.offsets[first])
+            last = max(first + 1, int(np.searchsorted(ends, lo + ROWS_AT_ONCE, side="right")))
+            last = min(last, n)
+            hi = int(ends[last - 1])
+            rows = list(zip(*(f[lo:hi].tolist() for f in self.columns)))
+            stops = (ends[first:last] - lo).tolist()
+            out.extend(rows[a:b] for a, b in zip([0] + stops[:-1], stops))
+            first = last
+        return out
+
+
+@dataclass
 class Plan:
     """What each iteration of each process reads (channel, value, frees its word, buffer slot) and
     writes (channel, value, buffer slot): the same for every run of the model on one network, so
     `deepen` builds it once for all its trials.  Reads are split by the pipeline stage that takes
     them: those at issue, then one group per later stage (`joins`, operands read late).  Channels
-    are their index in `chans` and values their index in the channel's writes: the model looks them
-    up in lists, several times per iteration and cycle (a value's tuple hashed there was a fifth of
-    its time)."""
+    are their index in `chans` and values their index in the channel's writes."""
 
     procs: list
     chans: list
-    steps: list  # per process: (process, reads at issue, late read groups, writes) per iteration, joins
+    steps: list  # per process: (process, reads at issue, late read groups, writes, joins), as `Rows`
     values: list  # per channel: how many values it carries
     # per process: None, or for a load unit on a wide read port (`memports`) the port's number, the
     # unit's rank on it (`Process.port`) and, per iteration, whether it fetches a line (the units of
     # one port get a line a cycle between them, in turn by rank)
     lines: list = field(default_factory=list)
+    listed: Optional[list] = None  # `steps` with `Rows.listed`, made for the Python model when it runs
 
 
 def _channel_plan(c: Channel, tables: NetworkTables) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], int]:
@@ -192,30 +221,28 @@ def _channel_plan(c: Channel, tables: NetworkTables) -> tuple[tuple[np.ndarray, 
     return pairs.timing[1], pairs.timing[2], pairs.timing[3]
 
 
-def per_iteration(n: int, columns: list[tuple[int, tuple[np.ndarray, ...]]]) -> list[list[tuple]]:
-    """Per iteration 0 .. n-1, the tuples (channel, *columns) of the channels' entries at that
-    iteration, channel by channel in the order given and in each channel's own order: one stable sort
-    and slices, where appending pair by pair was a third of a model's cost (3mm).  The columns become
-    Python values `ROWS_AT_ONCE` rows at a time, so their lists stay small beside the tuples kept."""
+def rows_by_iteration(n: int, columns: list[tuple[int, tuple[np.ndarray, ...]]], width: int) -> Rows:
+    """The entries of the channels given (channel number, columns with the iteration's place first)
+    grouped by iteration 0 .. n-1, channel by channel in the order given and in each channel's own
+    order: one stable sort, where appending pair by pair was a third of a model's cost (3mm).
+    `width`: the columns per entry, the place left out."""
     if not columns:
-        return [[] for _ in range(n)]
+        return Rows(np.zeros(n + 1, dtype=np.int64), tuple(np.zeros(0, dtype=np.int64) for _ in range(width + 1)))
     at = np.concatenate([cols[0] for _ci, cols in columns])
     order = np.argsort(at, kind="stable")
     fields = [np.concatenate([np.full(cols[0].shape[0], ci, dtype=np.int64) for ci, cols in columns])[order]]
-    fields += [np.concatenate([cols[f] for _ci, cols in columns])[order] for f in range(1, len(columns[0][1]))]
-    ends = np.cumsum(np.bincount(at, minlength=n))
-    out: list[list[tuple]] = []
-    first = 0  # the first iteration of the block
-    while first < n:
-        lo = int(ends[first - 1]) if first else 0
-        last = max(first + 1, int(np.searchsorted(ends, lo + ROWS_AT_ONCE, side="right")))
-        last = min(last, n)
-        hi = int(ends[last - 1])
-        rows = list(zip(*(f[lo:hi].tolist() for f in fields)))
-        stops = (ends[first:last] - lo).tolist()
-        out.extend(rows[a:b] for a, b in zip([0] + stops[:-1], stops))
-        first = last
-    return out
+    fields += [np.concatenate([cols[f] for _ci, cols in columns])[order] for f in range(1, width + 1)]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(at, minlength=n), out=offsets[1:])
+    return Rows(offsets, tuple(fields))
+
+
+def per_iteration(n: int, columns: list[tuple[int, tuple[np.ndarray, ...]]]) -> list[list[tuple]]:
+    """Per iteration 0 .. n-1, the tuples (channel, *columns) of the channels' entries at that
+    iteration (`rows_by_iteration`, listed)."""
+    if not columns:
+        return [[] for _ in range(n)]
+    return rows_by_iteration(n, columns, len(columns[0][1]) - 1).listed()
 
 
 ROWS_AT_ONCE = 1 << 16
@@ -241,19 +268,27 @@ def plan_of(net: ProcessNetwork, tables: NetworkTables,
             for c in ins:
                 s, ci = stage_of.get(c.sink_port, 0), number[c.name]
                 (at_issue if not s else per_join[group[s]]).append((ci, _channel_plan(c, tables)[0]))
-            tables.plans[key] = (per_iteration(n, at_issue),
-                                 list(zip(*(per_iteration(n, g) for g in per_join))) if joins else [()] * n)
+            tables.plans[key] = (rows_by_iteration(n, at_issue, 3), [rows_by_iteration(n, g, 3) for g in per_join])
         reads, late = tables.plans[key]
         outs = net.outputs(p.name)
         key = ("writes", p.name, tuple((c.name, number[c.name], c.kind, c.moduli) for c in outs))
         if key not in tables.plans:
-            tables.plans[key] = per_iteration(n, [(number[c.name], _channel_plan(c, tables)[1]) for c in outs])
+            tables.plans[key] = rows_by_iteration(n, [(number[c.name], _channel_plan(c, tables)[1]) for c in outs], 2)
         writes = tables.plans[key]
         steps.append((p, reads, late, writes, tuple(joins)))
     units = [(p.array, p.kind, p.port) for p in procs if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)]
     # the model gives each unit its memory channel to itself, as the RTL does (`partition.load_name`)
     assert len(units) == len(set(units)), "two load (or store) units of one array would share its channel"
     return Plan(procs, chans, steps, [_channel_plan(c, tables)[2] for c in chans], _line_plan(net, tables))
+
+
+def _listed(plan: Plan) -> list:
+    """The Python model's form of the plan's steps, made once per plan."""
+    if plan.listed is None:
+        plan.listed = [(p, reads.listed(), list(zip(*(g.listed() for g in late))) if joins else
+                        [()] * (reads.offsets.shape[0] - 1), writes.listed(), joins)
+                       for p, reads, late, writes, joins in plan.steps]
+    return plan.listed
 
 
 def _line_plan(net: ProcessNetwork, tables: NetworkTables) -> list:
@@ -275,19 +310,38 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
                     depth: Optional[Mapping[str, int]] = None, max_cycles: int = 10_000_000,
                     plan: Optional[Plan] = None,
                     read_stage: Optional[Mapping[str, Mapping[str, int]]] = None,
-                    recorder: Optional[ScheduleRecorder] = None) -> Timing:
+                    recorder: Optional[ScheduleRecorder] = None, engine: str = "auto") -> Timing:
     """Run the cycle model; `depth` overrides channel depths (channel name -> words); `read_stage`
     (or the `plan` built with it) says which operands a process reads after issue; `recorder`, if
-    given, receives what every process does at every cycle."""
+    given, receives what every process does at every cycle.  `engine`: "native" (`native_model`, the
+    same model in C), "python" (this module's, the specification, and the only one that records), or
+    "auto": native unless recording or gcc cannot build it."""
     plan_ = plan_of(net, tables, read_stage) if plan is None else plan
     chans = plan_.chans
-    plan = plan_.steps
     buffered = [c.kind == ChannelKind.BUFFER for c in chans]
     # a FIFO holds one word more in its input register (a buffer's queue is not modelled: a producer
     # waits at a full slot here, a little later in the RTL)
     cap = [(depth or {}).get(c.name, c.depth) + (0 if buffered[n] else CHANNEL_INPUT_DELAY)
            for n, c in enumerate(chans)]
     delay = [input_delay(c) for c in chans]
+    lat_of = [latency.get(step[0].name, 1) for step in plan_.steps]
+    if engine == "native" or (engine == "auto" and recorder is None and native_model.available()):
+        got = native_model.run(plan_, cap, delay, lat_of, max_cycles, ISSUE_WINDOWS)
+        full = {c.name: got.full_waits[n] for n, c in enumerate(chans)}
+        empty = {c.name: got.empty_waits[n] for n, c in enumerate(chans)}
+        if got.cycles is None:
+            return Timing(None, full, empty)
+        procs = [step[0].name for step in plan_.steps]
+        return Timing(got.cycles, full, empty, dict(zip(procs, got.busy)),
+                      {p: got.marks[i] for i, p in enumerate(procs) if got.busy[i]})
+    return _python_model(plan_, cap, delay, lat_of, max_cycles, recorder)
+
+
+def _python_model(plan_: Plan, cap: list[int], delay: list[int], lat_of: list[int], max_cycles: int,
+                  recorder: Optional[ScheduleRecorder]) -> Timing:
+    chans = plan_.chans
+    plan = _listed(plan_)
+    buffered = [c.kind == ChannelKind.BUFFER for c in chans]
     avail: list[list[Optional[int]]] = [[None] * n for n in plan_.values]  # the cycle a value is readable
     fill = [0] * len(chans)
     slots: list[set[int]] = [set() for _ in chans]
@@ -308,7 +362,6 @@ def simulate_timing(net: ProcessNetwork, tables: NetworkTables, latency: Mapping
     shifts: list[list[int]] = [[0] * len(step[4]) for step in plan]
     before_last = [0] * len(plan)  # iterations issued and not past the last late read
     done = [False] * len(plan)  # every iteration issued and past its late reads
-    lat_of = [latency.get(step[0].name, 1) for step in plan]
     full_waits = [0] * len(chans)
     empty_waits = [0] * len(chans)
     t = 0
