@@ -49,6 +49,21 @@ def test_deciding_dims_leave_out_what_their_prefix_fixes(text, deciding):
     assert deciding_dims(isl.Set(text)) == deciding
 
 
+@pytest.mark.parametrize("text", [
+    "{ [i, j] -> [0, i, j, 2i + j, 5] : 0 <= i < 4 and 0 <= j <= i }",
+    "{ [i, j] -> [i + j, i, j, j] : 0 <= i < 5 and 0 <= j < 3 }",  # a skew: i + j, then i decides
+    "{ [i, j] -> [0, floor(i / 4), i, j, floor(j / 2)] : 0 <= i < 10 and 0 <= j < 7 }",
+    # a symmetric store's: the element's minimum and maximum coordinates, by inequalities
+    "{ [i, j] -> [i + j, m, M, 1] : 0 <= i < 6 and 0 <= j < 6 and m <= i and m <= j and M >= i and M >= j "
+    "and (m = i or m = j) and (M = i or M = j) }",
+])
+def test_deciding_dims_stop_once_the_schedule_names_the_instance(text):
+    """With the schedule, the dimensions after the one whose prefix fixes the instance are not asked:
+    the same answer as without it."""
+    sched = isl.Map(text)
+    assert deciding_dims(sched.range(), sched) == deciding_dims(sched.range())
+
+
 def test_schedule_successor_follows_the_time_stamps():
     sched = isl.Map("{ [i, j] -> [0, floor(i / 4), floor(j / 3), 2, i, j, 7] : 0 <= i < 10 and 0 <= j < 8 }")
     expected = sched.apply_range(sched.range().lex_lt_set(sched.range()).lexmin()).apply_range(sched.reverse())
