@@ -25,13 +25,12 @@ FLAGS = ("-std=gnu11", "-O2", "-fPIC", "-shared")
 
 _I64 = ctypes.POINTER(ctypes.c_int64)
 _U8 = ctypes.POINTER(ctypes.c_uint8)
-# dpn_cycle_model's parameters, in order (cycle_model.c)
-_ARGS = (["P", "C"] + ["n", "lat", "njoins", "join_base", "joins", "proc_group", "proc_wgroup", "line_port",
-                       "line_rank", "line_base"] + ["line_flags"] + ["nports"]
-         + ["group_base", "offs", "r_ci", "r_v"] + ["r_free"] + ["r_slot", "w_ci", "w_v", "w_slot", "cap",
-                                                                   "delay", "buffered", "val_base"]
-         + ["nvals"] + ["slot_base"] + ["nslots", "max_cycles", "W"]
-         + ["full_waits", "empty_waits", "busy", "marks"])
+# dpn_cycle_model's parameters, in order (cycle_model.c): int64 scalars (`_SCALARS`), byte arrays
+# (`_BYTES`), the others int64 arrays
+_ARGS = ("P", "C", "n", "lat", "njoins", "join_base", "joins", "proc_group", "proc_wgroup", "line_port",
+         "line_rank", "line_base", "line_flags", "nports", "group_base", "offs", "r_ci", "r_v", "r_free",
+         "r_slot", "w_ci", "w_v", "w_slot", "cap", "delay", "buffered", "val_base", "nvals", "slot_base",
+         "nslots", "max_cycles", "W", "full_waits", "empty_waits", "busy", "marks")
 _BYTES = {"line_flags", "r_free"}
 _SCALARS = {"P", "C", "nports", "nvals", "nslots", "max_cycles", "W"}
 
