@@ -43,24 +43,16 @@ typedef struct {
 } Free;
 
 typedef struct {
-    /* plan */
-    i64 P, C;
-    const i64 *n, *lat, *njoins, *join_base, *joins, *proc_group, *proc_wgroup;
-    const i64 *line_port, *line_rank, *line_base;
-    const uint8_t *line_flags;
-    const i64 *group_base, *offs;
-    const i64 *r_ci, *r_v, *r_slot;
+    /* what the helpers below read of the plan (dpn_cycle_model's parameters) */
+    const i64 *lat, *njoins, *join_base, *joins, *offs, *r_ci, *r_v, *r_slot, *val_base;
     const uint8_t *r_free;
-    const i64 *w_ci, *w_v, *w_slot;
-    const i64 *cap, *delay, *buffered, *val_base, *slot_base;
     /* state */
     i64 *avail, *fill;
     uint8_t *occupied;
-    i64 t, wake, missed;
+    i64 t, wake;
     int progress;
     Free *frees;
     i64 nfrees, frees_cap;
-    i64 *empty_waits, *full_waits;
     i64 *nxt, *ready, *ready_base, *qt, *before_last, *at_join, *shifts, *ck, *marks;
     Ring *seg;
     i64 last, W; /* W: timing.ISSUE_WINDOWS */
@@ -83,7 +75,6 @@ static i64 missing_of(Model *m, i64 lo, i64 hi) {
         i64 when = m->avail[m->val_base[ci] + m->r_v[e]];
         if (when < 0 || when > m->t) {
             if (when >= 0 && (m->wake < 0 || when < m->wake)) m->wake = when;
-            m->missed = m->r_v[e];
             return ci;
         }
     }
@@ -126,13 +117,8 @@ i64 dpn_cycle_model(i64 P, i64 C, const i64 *n, const i64 *lat, const i64 *njoin
                     const i64 *val_base, i64 nvals, const i64 *slot_base, i64 nslots, i64 max_cycles,
                     i64 W, i64 *full_waits, i64 *empty_waits, i64 *busy, i64 *marks) {
     Model m = {0};
-    m.P = P; m.C = C; m.n = n; m.lat = lat; m.njoins = njoins; m.join_base = join_base; m.joins = joins;
-    m.proc_group = proc_group; m.proc_wgroup = proc_wgroup; m.line_port = line_port;
-    m.line_rank = line_rank; m.line_base = line_base; m.line_flags = line_flags;
-    m.group_base = group_base; m.offs = offs; m.r_ci = r_ci; m.r_v = r_v; m.r_free = r_free;
-    m.r_slot = r_slot; m.w_ci = w_ci; m.w_v = w_v; m.w_slot = w_slot; m.cap = cap; m.delay = delay;
-    m.buffered = buffered; m.val_base = val_base; m.slot_base = slot_base;
-    m.full_waits = full_waits; m.empty_waits = empty_waits; m.W = W;
+    m.lat = lat; m.njoins = njoins; m.join_base = join_base; m.joins = joins; m.offs = offs;
+    m.r_ci = r_ci; m.r_v = r_v; m.r_slot = r_slot; m.r_free = r_free; m.val_base = val_base; m.W = W;
     m.avail = malloc((size_t)(nvals ? nvals : 1) * sizeof(i64));
     for (i64 v = 0; v < nvals; v++) m.avail[v] = -1;
     m.fill = calloc((size_t)(C ? C : 1), sizeof(i64));

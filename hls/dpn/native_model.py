@@ -78,13 +78,29 @@ def run(plan, cap: Sequence[int], delay: Sequence[int], latency: Sequence[int], 
     lib = _library()
     if lib is None:
         raise RuntimeError(f"the native cycle model is not available: {_failed}")
+    if plan.packed is None:  # every trial of `deepen` runs one plan
+        plan.packed = _packed(plan)
+    P, C = len(plan.steps), len(plan.chans)
+    a = dict(plan.packed, max_cycles=max_cycles, W=windows, lat=np.asarray(latency, dtype=np.int64),
+             cap=np.asarray(cap, dtype=np.int64), delay=np.asarray(delay, dtype=np.int64),
+             full_waits=np.zeros(C, np.int64), empty_waits=np.zeros(C, np.int64), busy=np.zeros(P, np.int64),
+             marks=np.zeros(P * (windows + 1), np.int64))
+    args = [int(a[name]) if name in _SCALARS else a[name].ctypes.data_as(_U8 if name in _BYTES else _I64)
+            for name in _ARGS]
+    cycles = lib.dpn_cycle_model(*args)
+    marks = a["marks"].reshape(P, windows + 1)
+    return Result(None if cycles < 0 else int(cycles), a["full_waits"].tolist(), a["empty_waits"].tolist(),
+                  a["busy"].tolist(), [tuple(m) for m in marks.tolist()])
+
+
+def _packed(plan) -> dict:
+    """The plan's arrays in `dpn_cycle_model`'s layout (cycle_model.c's header), contiguous."""
     steps, chans = plan.steps, plan.chans
     P, C = len(steps), len(chans)
-    a: dict[str, object] = {"P": P, "C": C, "max_cycles": max_cycles, "W": windows}
+    a: dict[str, object] = {"P": P, "C": C}
     a["n"] = np.array([s[1].offsets.shape[0] - 1 for s in steps], dtype=np.int64)
-    a["lat"] = np.asarray(latency, dtype=np.int64)
     a["njoins"] = np.array([len(s[4]) for s in steps], dtype=np.int64)
-    a["join_base"] = np.concatenate([[0], np.cumsum(a["njoins"])[:-1]]).astype(np.int64) if P else np.zeros(0, np.int64)
+    a["join_base"] = _starts(a["njoins"])
     a["joins"] = np.array([j for s in steps for j in s[4]], dtype=np.int64)
     reads, writes, group_base, offs = [], [], [], []
     proc_group, proc_wgroup = [], []
@@ -111,42 +127,32 @@ def run(plan, cap: Sequence[int], delay: Sequence[int], latency: Sequence[int], 
         a[name] = _cat([cols[f] for cols in reads], np.uint8 if name == "r_free" else np.int64)
     for f, name in enumerate(("w_ci", "w_v", "w_slot")):
         a[name] = _cat([cols[f] for cols in writes], np.int64)
-    a["cap"] = np.asarray(cap, dtype=np.int64)
-    a["delay"] = np.asarray(delay, dtype=np.int64)
     a["buffered"] = np.array([c.kind == ChannelKind.BUFFER for c in chans], dtype=np.int64)
     values = np.asarray(plan.values, dtype=np.int64)
-    a["val_base"] = np.concatenate([[0], np.cumsum(values)[:-1]]).astype(np.int64) if C else np.zeros(0, np.int64)
+    a["val_base"] = _starts(values)
     a["nvals"] = int(values.sum())
     slots = np.zeros(C, dtype=np.int64)  # per buffer: its highest slot + 1
     if a["w_ci"].shape[0]:
         np.maximum.at(slots, a["w_ci"], a["w_slot"] + 1)
     slots *= a["buffered"]
-    a["slot_base"] = np.concatenate([[0], np.cumsum(slots)[:-1]]).astype(np.int64) if C else np.zeros(0, np.int64)
+    a["slot_base"] = _starts(slots)
     a["nslots"] = int(slots.sum())
     lines = plan.lines or [None] * P
     a["line_port"] = np.array([-1 if ln is None else ln[0] for ln in lines], dtype=np.int64)
     a["line_rank"] = np.array([0 if ln is None else ln[1] for ln in lines], dtype=np.int64)
     flags = [np.asarray(ln[2], dtype=np.uint8) if ln is not None else np.zeros(0, np.uint8) for ln in lines]
-    a["line_base"] = np.concatenate([[0], np.cumsum([f.shape[0] for f in flags])[:-1]]).astype(np.int64) \
-        if P else np.zeros(0, np.int64)
+    a["line_base"] = _starts(np.array([f.shape[0] for f in flags], dtype=np.int64))
     a["line_flags"] = _cat(flags, np.uint8)
     a["nports"] = 1 + max((ln[0] for ln in lines if ln is not None), default=-1)
-    out = {"full_waits": np.zeros(C, np.int64), "empty_waits": np.zeros(C, np.int64),
-           "busy": np.zeros(P, np.int64), "marks": np.zeros(P * (windows + 1), np.int64)}
-    a.update(out)
-    args = []
-    for name in _ARGS:
-        v = a[name]
-        if name in _SCALARS:
-            args.append(int(v))
-        else:
-            arr = np.ascontiguousarray(v, dtype=np.uint8 if name in _BYTES else np.int64)
-            a[name] = arr  # kept alive through the call
-            args.append(arr.ctypes.data_as(_U8 if name in _BYTES else _I64))
-    cycles = lib.dpn_cycle_model(*args)
-    marks = a["marks"].reshape(P, windows + 1) if P else np.zeros((0, windows + 1), np.int64)
-    return Result(None if cycles < 0 else int(cycles), a["full_waits"].tolist(), a["empty_waits"].tolist(),
-                  a["busy"].tolist(), [tuple(m) for m in marks.tolist()])
+    return {k: v if k in _SCALARS else np.ascontiguousarray(v, dtype=np.uint8 if k in _BYTES else np.int64)
+            for k, v in a.items()}
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of consecutive runs of `counts` entries starts."""
+    out = np.zeros(counts.shape[0], dtype=np.int64)
+    np.cumsum(counts[:-1], out=out[1:])
+    return out
 
 
 def _cat(parts: list, dtype) -> np.ndarray:

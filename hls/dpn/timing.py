@@ -192,6 +192,7 @@ class Plan:
     # one port get a line a cycle between them, in turn by rank)
     lines: list = field(default_factory=list)
     listed: Optional[list] = None  # `steps` with `Rows.listed`, made for the Python model when it runs
+    packed: Optional[dict] = None  # its arrays as the native model takes them (`native_model`), made once
 
 
 def _channel_plan(c: Channel, tables: NetworkTables) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], int]:
@@ -237,14 +238,6 @@ def rows_by_iteration(n: int, columns: list[tuple[int, tuple[np.ndarray, ...]]],
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(at, minlength=n), out=offsets[1:])
     return Rows(offsets, tuple(fields))
-
-
-def per_iteration(n: int, columns: list[tuple[int, tuple[np.ndarray, ...]]]) -> list[list[tuple]]:
-    """Per iteration 0 .. n-1, the tuples (channel, *columns) of the channels' entries at that
-    iteration (`rows_by_iteration`, listed)."""
-    if not columns:
-        return [[] for _ in range(n)]
-    return rows_by_iteration(n, columns, len(columns[0][1]) - 1).listed()
 
 
 ROWS_AT_ONCE = 1 << 16

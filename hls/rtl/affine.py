@@ -139,8 +139,7 @@ def dim_bounds(dom: isl.Set) -> list[tuple[int, int]]:
     out = []
     for k in range(n):
         line = dom.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(isl.dim_type.set, 0, k)
-        lo, hi = (_only_value(line.lexmin()), _only_value(line.lexmax()))
-        out.append((lo, hi))
+        out.append((_only_value(line.lexmin()), _only_value(line.lexmax())))
     return out
 
 
