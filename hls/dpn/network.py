@@ -10,6 +10,8 @@ typing (in-order, unicity) and exact sizing are defined with respect to those sc
 from __future__ import annotations
 
 import enum
+import functools
+import re
 from dataclasses import dataclass, replace
 from typing import Iterator, Optional
 
@@ -168,25 +170,27 @@ class ProcessNetwork:
     def processes(self) -> list[Process]:
         return [d["process"] for _, d in self.graph.nodes(data=True)]
 
+    # A process's inputs and outputs come from the graph's adjacency, sorted like `channels`: asked
+    # of every process, a filter over all the sorted channels made the queries quadratic in the
+    # parts (2mm at `--parallel 16`: 7% of its compile).
     @property
     def channels(self) -> list[Channel]:
-        chans = [d["channel"] for _, _, d in self.graph.edges(data=True)]
-        return sorted(chans, key=lambda c: _natural(c.name))
+        return _by_name(d["channel"] for _, _, d in self.graph.edges(data=True))
 
     def process(self, name: str) -> Process:
         return self.graph.nodes[name]["process"]
 
     def channel(self, name: str) -> Channel:
-        for c in self.channels:
-            if c.name == name:
-                return c
+        for _, _, key, d in self.graph.edges(keys=True, data=True):
+            if key == name:
+                return d["channel"]
         raise KeyError(name)
 
     def inputs(self, process: str) -> list[Channel]:
-        return [c for c in self.channels if c.consumer == process]
+        return _by_name(d["channel"] for _, _, d in self.graph.in_edges(process, data=True))
 
     def outputs(self, process: str) -> list[Channel]:
-        return [c for c in self.channels if c.producer == process]
+        return _by_name(d["channel"] for _, _, d in self.graph.out_edges(process, data=True))
 
     def iter_compute(self) -> Iterator[Process]:
         return (p for p in self.processes if p.kind == ProcessKind.COMPUTE)
@@ -226,10 +230,16 @@ class ProcessNetwork:
             assert c.relation.reverse().is_single_valued(), f"{c.name}: a consumer iteration has two sources"
 
 
-def _natural(name: str) -> tuple:
-    import re
+def _by_name(chans) -> list[Channel]:
+    return sorted(chans, key=lambda c: _natural(c.name))
 
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+@functools.lru_cache(maxsize=1 << 14)
+def _natural(name: str) -> tuple:
+    return tuple(int(t) if t.isdigit() else t for t in _DIGITS.split(name))
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def renamed(m, old_new: dict[str, str]):
