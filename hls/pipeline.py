@@ -18,7 +18,7 @@ from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.memports import check_mem_latency, check_mem_width
 from .dpn.partition import READ_PORTS, build_network, slab_groups
-from .dpn.timing import Timing, deepen, model
+from .dpn.timing import Timing, deepen, model, simulate_timing
 from .rtl.generate import process_latencies, read_stages
 from .autoparallel import AUTO, GAIN, first_tried, parallel_bound
 from .dpn import reduced as reduction
@@ -146,6 +146,10 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     issued: dict = {}
     if chosen is not None:
         net, timing = _transferred(net, chosen)
+        if _modelled_at_full_size(net, opts):
+            full = simulate_timing(net, tables, process_latencies(net),
+                                   read_stage=read_stages(net) if net.late_reads else None)
+            timing.update(extrapolated_cycles=timing["estimated_cycles"], estimated_cycles=full.cycles)
     else:
         net, model0, model1 = _deepened(net, tables, opts, cutoff)
         timing = {"cycles_sequential_sizes": model0.cycles, "estimated_cycles": model1.cycles}
@@ -189,10 +193,29 @@ def _transferred(net: ProcessNetwork, chosen: _Built) -> tuple[ProcessNetwork, d
               for p in net.processes if p.name in small]
     timing = {k: extrapolated_cycles(chosen.timing.get(k), growth)
               for k in ("cycles_sequential_sizes", "estimated_cycles")}
-    timing["reduced_instance"] = {"instances": sum(iu.card(s.domain) for s in chosen.network.program.statements),
-                                  "estimated_cycles": chosen.timing.get("estimated_cycles"),
-                                  "busiest_iterations": [_work(chosen.network), _work(net)]}
+    timing["reduced_instance"] = _reduced_summary(chosen, net)
     return net, timing
+
+
+def _reduced_summary(chosen: _Built, net: ProcessNetwork) -> dict:
+    return {"instances": sum(iu.card(s.domain) for s in chosen.network.program.statements),
+            "estimated_cycles": chosen.timing.get("estimated_cycles"),
+            "busiest_iterations": [_work(chosen.network), _work(net)]}
+
+
+#: statement instances up to which a network of parallel parts chosen on a reduced instance gets its
+#: estimate from one run of the cycle model at full size, not extrapolated from the corner's.  The
+#: corner cuts a hyperplane one tile spans to 16 or fewer, and with parts that moves the delays between
+#: them: 2mm at `--parallel 16` (NI=40 NJ=50 NK=70 NL=80, 305k instances) was estimated at 12.7k cycles
+#: and runs 21.2k in the model at full size (its second product's slabs wait on the first's 70-step
+#: reductions); the network chosen on the whole problem runs 22.2k, so the choice stands, its estimate
+#: did not.  One part keeps the corner's estimate, within a few percent
+#: (`bench/results/extrapolation.md`).  That run costs about 4 s at 305k instances.
+MODEL_FULL_BELOW = 400_000
+
+
+def _modelled_at_full_size(net: ProcessNetwork, opts: Options) -> bool:
+    return opts.parallel > 1 and instance_count(net.program) <= MODEL_FULL_BELOW
 
 
 def extrapolated_cycles(small_cycles: Optional[int],
@@ -451,8 +474,8 @@ def _variants(program: PolyProgram, base: Tiling, k: int, opts: Options) -> list
     return [(program, t, k) for t in tilings]
 
 
-def _reduced(program: PolyProgram,
-             bases: Sequence[Tiling]) -> tuple[list[Tiling], Optional[list[tuple[PolyProgram, Tiling]]]]:
+def _reduced(program: PolyProgram, bases: Sequence[Tiling],
+             parallel: int = 1) -> tuple[list[Tiling], Optional[list[tuple[PolyProgram, Tiling]]]]:
     """The base tilings to choose among and their reduced instances (`dpn.reduced`): None when the
     program is small enough to choose at full size or its first base (the scheduler's own bands)
     cannot be reduced.  The other bases, the fused and aligned bands, are optional: one that cannot
@@ -460,7 +483,7 @@ def _reduced(program: PolyProgram,
     (covariance's fused band at M=44, N=56: 90 s where its corner takes seconds)."""
     if not all(b.is_tiled for b in bases) or instance_count(program) <= reduction.REDUCE_ABOVE:
         return list(bases), None
-    out = [reduced_instance(program, b) for b in bases]
+    out = [reduced_instance(program, b, parallel) for b in bases]
     if out[0] is None:
         return list(bases), None
     kept = [k for k, r in enumerate(out) if r is not None]
@@ -495,6 +518,9 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
     corner = "; ".join("x".join(map(str, b.sizes)) for b in small.network.tiling.bands if b.depth)
     how = (f"cycles: its model, {red['estimated_cycles']}, plus the further iterations of each process at its "
            "fastest issue rate there, for the process that needs longest")
+    if "extrapolated_cycles" in out.timing:
+        how = (f"cycles: one run of the cycle model at full size (the reduced instance's {red['estimated_cycles']} "
+               f"extrapolate to {out.timing['extrapolated_cycles']})")
     note = (f"network chosen on a reduced instance ({red['instances']} of {instance_count(program)} statement "
             f"instances: the corner of each tile band, tiles {corner}), built once at full size; {how}")
     out.network.notes.extend([*small.network.notes, note])
@@ -566,7 +592,7 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         bases = _auto_candidates(program, opts)
     else:
         bases = [tile_program(program, tile_sizes, point_order=opts.point_order)]
-    bases, reduced = _reduced(program, bases)
+    bases, reduced = _reduced(program, bases, opts.parallel)
     chosen_on = None
     if reduced is None:
         chosen = _chosen([v for k, b in enumerate(bases) for v in _variants(program, b, k, opts)], len(bases), opts)

@@ -66,6 +66,8 @@ def compiled_schedule_svg(res: Compiled) -> str:
         small_work, full_work = reduced["busiest_iterations"]
         source = (f"this model's {small} cycles plus one per further iteration of the busiest process "
                   f"({full_work - small_work})")
+        if "extrapolated_cycles" in timing:
+            source = "one run of the cycle model on the full-size network"
         notes = [f"the reduced instance the network was chosen on: {reduced['instances']} of {instances} statement "
                  "instances (the corner of each tile band), the same processes;",
                  f"the compiled network's estimate in report.md, {estimate} cycles, is {source}; the full-size "

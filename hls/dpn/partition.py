@@ -82,8 +82,12 @@ def part_counts(program: PolyProgram, tiling: Tiling, parallel: int, uniform: bo
     band, proportionally fewer (at least one) for lighter ones.  A light statement (gemm's `C *= beta`
     beside the k-reduction) split as often as the heavy one would only add idle processes: the heavy
     one alone sets the band's pace.  With `uniform`, every statement of a tiled band gets `parallel`
-    parts: the slabs are then merged, one process per slab (`slab_groups`)."""
+    parts: the slabs are then merged, one process per slab (`slab_groups`).  A reduced instance's
+    band counts the full-size band's work (`TileBand.full`), so the corner gets the full-size counts."""
     weight = {st.name: iu.card(st.domain) for st in program.statements}
+    for b in tiling.bands:
+        if b.full is not None:  # a reduced instance's band: the full-size band's work (`TileBand.full`)
+            weight.update({s: iu.card(b.full.hyperplanes[s].domain()) for s in b.statements})
     out = {}
     for st in program.statements:
         band = next((b for b in tiling.bands if st.name in b.statements), None)

@@ -11,6 +11,14 @@ and a partial one, and at most `SPAN_CAP` along a hyperplane one tile spans (bot
 corner holds `MIN_CORNER` instances; cut by a quarter while it holds more than `MAX_CORNER`).  The
 full-size network is then built once, with the choice (`pipeline._realized`).  The corner is a
 program of its own: its dataflow is recomputed, values from outside it are live-in.
+
+With parallel parts (`--parallel P`), the hyperplane the tiles are cut into slabs along
+(`tiling.slab_dim`) keeps its full tile size in the corner, one tile of it: a part's slab is then as
+wide there as at full size, and there are as many parts (`TileBand.full`: the cut points and part
+counts come from the full-size band's work).  On a corner cut to 16 along it, syrk's 16 parts at M=60,
+N=80 had one row each (five at full size), too few iterations between a reduction's steps to hide
+the adder's latency; the network chosen there was estimated at 98k cycles and modelled 32k at full
+size, 24k now (the choice made on the whole problem: 17k).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
-from .tiling import Tiling, with_bands
+from .tiling import Tiling, slab_dim, with_bands
 
 __all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP",
            "MIN_SPAN_CAP", "SHORT_SPANS_ABOVE", "reduced_instance"]
@@ -107,7 +115,7 @@ def _free_loops(hyper: isl.Map) -> list[int]:
     return [d for d in range(n) if d not in used]
 
 
-def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[PolyProgram, Tiling]]:
+def reduced_instance(program: PolyProgram, tiling: Tiling, parallel: int = 1) -> Optional[tuple[PolyProgram, Tiling]]:
     """The corner instance of a tiled program and its tiling (module docstring), or None when the
     program cannot be reduced (a statement outside the corner, a local whose producer lies outside
     it) or is not smaller.  A group without a tiled band (band-mask's row sums beside its tiled
@@ -115,28 +123,32 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
 
     The caps double while the corner has fewer than `MIN_CORNER` instances: a triangular solve's
     corner of 8-wide tiles holds 88 instances, too few to show how its point orders hide the
-    divider's latency, and the choice made there was 75% slower than the full-size one."""
+    divider's latency, and the choice made there was 75% slower than the full-size one.
+
+    `parallel`: the parts each tile is cut into; above 1, the slab hyperplane keeps its tile size
+    (module docstring)."""
     if not tiling.is_tiled:
         return None
     whole = instance_count(program)
+    kept = [{slab_dim(b)} if parallel > 1 and b.depth else set() for b in tiling.bands]
 
     def halved(c: Optional[tuple[PolyProgram, Tiling]]) -> bool:
         return c is not None and instance_count(c[0]) <= whole // 2
 
     def corner(tile_cap: int, span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
         """The corner at these caps, None when there is none or it is not half the program or less."""
-        c = _corner(program, tiling, tile_cap, span_cap)
+        c = _corner(program, tiling, tile_cap, span_cap, kept)
         return c if halved(c) else None
 
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
-    first = _corner(program, tiling, tile_cap, span_cap)
+    first = _corner(program, tiling, tile_cap, span_cap, kept)
     out = first if halved(first) else None
     while first is not None and out is None and whole > SHORT_SPANS_ABOVE and span_cap > MIN_SPAN_CAP:
         # not half the program: its bands are one tile each, or short (lenet's convolution: one tile
         # of 16x10x10x6, 241,600 instances, every candidate modelled at full size).  Shorter spans
         # and loops, down to `MIN_SPAN_CAP`, until the corner is half the program or less
         tile_cap, span_cap = max(MIN_TILE_CAP, 3 * tile_cap // 4), max(MIN_SPAN_CAP, 3 * span_cap // 4)
-        first = _corner(program, tiling, tile_cap, span_cap)
+        first = _corner(program, tiling, tile_cap, span_cap, kept)
         out = first if halved(first) else None
         if out is not None and instance_count(out[0]) < MIN_CORNER:
             return None
@@ -149,8 +161,8 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
         out = smaller
     while out is not None and instance_count(out[0]) < MIN_CORNER:
         tile_cap, span_cap = 2 * tile_cap, 2 * span_cap
-        if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b in tiling.bands
-               for d in range(b.depth)):
+        if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b, k in zip(tiling.bands, kept)
+               for d in range(b.depth) if d not in k):
             break  # the caps no longer cut anything
         larger = corner(tile_cap, span_cap)
         if larger is None:
@@ -159,23 +171,26 @@ def reduced_instance(program: PolyProgram, tiling: Tiling) -> Optional[tuple[Pol
     return out
 
 
-def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
-            span_cap: int) -> Optional[tuple[PolyProgram, Tiling]]:
+def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
+            kept: list[set[int]]) -> Optional[tuple[PolyProgram, Tiling]]:
+    """The corner at these caps; `kept`: per band, the hyperplanes whose tile size is not capped."""
     domains: dict[str, isl.Set] = {}
     hyperplanes: dict[str, isl.Map] = {}
     shapes = []
-    for b in tiling.bands:
+    for b, whole in zip(tiling.bands, kept):
         sizes, spans, spanned = [], [], []
         for d in range(b.depth):
             size, extent = b.sizes[d], b.extents[d]
             spanned.append(size >= extent)
             if spanned[-1]:  # one tile spans the hyperplane
-                sizes.append(min(extent, span_cap))
+                sizes.append(extent if d in whole else min(extent, span_cap))
                 spans.append(sizes[-1])
             else:
-                t = min(size, tile_cap)
+                t = size if d in whole else min(size, tile_cap)
                 sizes.append(t)
-                spans.append(min(extent, 2 * t + (t + 1) // 2))
+                # a whole slab hyperplane: one tile along it (its parts run side by side; the tiles
+                # that follow one another are those of the other hyperplanes)
+                spans.append(t if d in whole else min(extent, 2 * t + (t + 1) // 2))
         reach = [lo + r for lo, r in zip(b.lows, spans)]
         for st in b.statements:
             if not b.depth:  # an untiled group runs in source order: its loops are cut like those below a band
@@ -207,10 +222,11 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int,
     if small is None:
         return None
     bands = []
-    for b, (sizes, spans) in zip(tiling.bands, shapes):
+    for b, (sizes, spans), k in zip(tiling.bands, shapes, kept):
         hyper = {st: iu.reread(hyperplanes[st].intersect_domain(domains[st])) for st in b.hyperplanes}
         inner, mixed = ({st: iu.reread(m.intersect_domain(domains[st])) for st, m in maps.items()}
                         if maps is not None else None for maps in (b.inner, b.interleaved))
-        bands.append(replace(b, hyperplanes=hyper, inner=inner, interleaved=mixed, sizes=sizes, extents=spans))
+        full = b if b.depth and any(sizes[d] == b.sizes[d] and d in k for d in range(b.depth)) else None
+        bands.append(replace(b, hyperplanes=hyper, inner=inner, interleaved=mixed, sizes=sizes, extents=spans, full=full))
     small_tiling = with_bands(small, tiling, bands)
     return None if small_tiling is None else (small, small_tiling)

@@ -60,6 +60,11 @@ class TileBand:
     interleaved: Optional[dict] = None
     inner_at: int = -1  # inner dimensions go before point loop `inner_at` (-1: after all point loops)
     fission: bool = False  # inside a tile, all points of one statement before the next statement's
+    # On a reduced instance (`dpn.reduced`) whose corner keeps this band's slab hyperplane whole: the
+    # full-size band.  The slabs' cut points and the statements' part counts are taken from its work,
+    # so the corner's network has the full-size network's parts (a triangle's corner holds another
+    # share of work per row and per statement than the whole triangle).
+    full: Optional["TileBand"] = None
 
     @property
     def depth(self) -> int:
@@ -421,7 +426,8 @@ def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: in
         return [(0, domain)]
     d = slab_dim(band)
     size, lo = band.sizes[d], band.lows[d]
-    cuts = slab_cuts(band.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
+    work = band.full or band
+    cuts = slab_cuts(work.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
     f = [f"f{k}" for k in range(band.depth)]
     local = offset_in_tile(f, d, lo, size)
     out = []

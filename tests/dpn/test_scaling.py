@@ -295,6 +295,62 @@ def test_a_deep_band_corner_is_capped(monkeypatch):
     assert instance_count(large) > 2 * instance_count(small)
 
 
+def _slab_rows(program, tiling, parallel: int) -> dict:
+    """(statement, slab) -> the first and last value of the slab hyperplane over that part."""
+    from hls.dpn.partition import part_counts
+    from hls.dpn.tiling import parallel_parts, slab_dim
+
+    counts = part_counts(program, tiling, parallel)
+    out = {}
+    for band in tiling.bands:
+        if not band.depth:
+            continue
+        d = slab_dim(band)
+        for st in band.statements:
+            for slab, dom in parallel_parts(band, st, program.statement(st).domain, counts[st]):
+                rows = band.hyperplanes[st].intersect_domain(dom).range()
+                out[(st, slab)] = (rows.dim_min_val(d).to_python(), rows.dim_max_val(d).to_python())
+    return out
+
+
+def test_a_parallel_corner_has_the_full_size_parts():
+    """With `--parallel 16`, syrk's corner keeps the slab hyperplane's whole tile, the full-size
+    band's cut points and part counts: every part covers the rows it covers at full size.  A corner
+    cut to 16 rows gave each of the 16 parts one row (five at full size), too few iterations between a
+    reduction's steps: the network chosen there was estimated at 98k cycles, and modelled 32k at full
+    size (24k with the full-size parts)."""
+    from hls.dpn.tiling import auto_tiling, slab_dim
+    from hls.frontend.privatize import privatize
+
+    res = run(Options(str(ROOT / "examples" / "syrk.c"), defines=("N=80", "M=60"), tile="auto"), until="dataflow")
+    program = privatize(res.program)
+    tiling = auto_tiling(program)
+    full = _slab_rows(program, tiling, 16)
+    small, small_tiling = reduced.reduced_instance(program, tiling, parallel=16)
+    band, corner = next(b for b in tiling.bands if b.depth), next(b for b in small_tiling.bands if b.depth)
+    d = slab_dim(band)
+    assert corner.sizes[d] == band.sizes[d] and corner.full is band
+    assert max(corner.sizes[k] for k in range(corner.depth) if k != d) < band.sizes[d]  # the other ones are cut
+    assert len(full) > 16 and _slab_rows(small, small_tiling, 16) == full
+    serial, serial_tiling = reduced.reduced_instance(program, tiling)  # one part: the slab hyperplane is cut too
+    assert next(b for b in serial_tiling.bands if b.depth).sizes[d] < band.sizes[d]
+    assert _slab_rows(serial, serial_tiling, 16) != full
+
+
+def test_parallel_parts_chosen_on_a_corner_are_modelled_at_full_size():
+    """With parallel parts, a network chosen on a reduced instance of up to `MODEL_FULL_BELOW`
+    instances gets the estimate of the cycle model run on the full-size network, the network emitted,
+    not the corner's extrapolation (2mm at P = 16: 12.7k extrapolated, 21.2k modelled)."""
+    import hls.pipeline as pipeline
+
+    res = run(Options(str(ROOT / "examples" / "gemm.c"), defines=("NI=24", "NJ=28", "NK=40"), tile="auto", parallel=4))
+    assert res.timing["reduced_instance"]["instances"] < 26_880 <= pipeline.MODEL_FULL_BELOW
+    net = res.network
+    full = simulate_timing(net, NetworkTables(net), process_latencies(net),
+                           read_stage=read_stages(net) if net.late_reads else None)
+    assert res.timing["estimated_cycles"] == full.cycles and "extrapolated_cycles" in res.timing
+
+
 CONV_LAYER = """
 #define CI 4
 #define CO 12
