@@ -62,14 +62,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from bench.scaling import child_env, out_stem, run_measured, size_knobs, warm_bytecode
+from bench.scaling import child_env, git_output, out_stem, run_measured, size_knobs, warm_bytecode
 from bench.stall import kernel_args
 
 HERE = Path(__file__).resolve().parent
@@ -514,14 +513,6 @@ def write_results(rows: list[dict], meta: dict, stem: Path) -> None:
 # driver
 
 
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", "--no-optional-locks", "-C", str(ROOT), *args], capture_output=True,
-                              text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def _int_list(text: str) -> list[int]:
     try:
         vals = sorted({int(x) for x in text.split(",") if x.strip()})
@@ -585,8 +576,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     t0 = time.time()
     meta = {"command": "python -m bench.parallel_scaling " + " ".join(
                 shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])),
-            "revision": _git("rev-parse", "--short", "HEAD"),
-            "dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+            "revision": git_output(ROOT, "rev-parse", "--short", "HEAD"),
+            "dirty": bool(git_output(ROOT, "status", "--porcelain", "--untracked-files=no")),
             "date": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
             "loadavg": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "options": {"kernels": [k for k, _, _ in kernels], "parallel": opts.parallel, "sim": opts.sim,

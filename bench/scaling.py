@@ -614,7 +614,8 @@ def write_results(rows: list[dict], summary: dict, meta: dict, stem: Path) -> No
     stem.with_suffix(".md").write_text(markdown(rows, summary, meta))
 
 
-def _git(src: Path, *args: str) -> str:
+def git_output(src: Path, *args: str) -> str:
+    """`git -C src ARGS`'s output, empty where git is missing or fails (a results file still gets written)."""
     try:
         return subprocess.run(["git", "--no-optional-locks", "-C", str(src), *args], capture_output=True, text=True,
                               timeout=30).stdout.strip()
@@ -701,8 +702,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "command": "python -m bench.scaling " + " ".join(shlex.quote(a) for a in (argv if argv is not None
                                                                                   else sys.argv[1:])),
         "date": _dt.datetime.now().strftime("%Y-%m-%d %H:%M"), "src": str(src),
-        "src_commit": _git(src, "rev-parse", "--short", "HEAD"),
-        "src_dirty": bool(_git(src, "status", "--porcelain", "--untracked-files=no")),
+        "src_commit": git_output(src, "rev-parse", "--short", "HEAD"),
+        "src_dirty": bool(git_output(src, "status", "--porcelain", "--untracked-files=no")),
         "python": platform.python_version(), "cpus": os.cpu_count(),
         "loadavg": " ".join(f"{x:.1f}" for x in os.getloadavg()),
         "kernels": names, "kernel_dir": str(kernel_dir), "levels": levels, "configs": configs, "timeout": args.timeout,
