@@ -540,26 +540,38 @@ NEAR_TIE = 0.05
 def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
                           variants: Sequence[tuple[PolyProgram, Tiling, int]], built: Sequence[_Built],
                           small: _Built, chosen: _Built, opts: Options) -> tuple[_Built, _Built]:
-    """Between the reduced instance's choice and the variant nearest to it (within `NEAR_TIE`), the one
-    with fewer cycles in the full-size model: both are realized at full size.  (small, chosen) of it."""
+    """The reduced instance's choice, checked at full size where the corner may mislead: against the
+    variant nearest to it (within `NEAR_TIE`), the one with fewer cycles at full size; then a merged or
+    slab network against its variant's plain partition, under the merging rule (`_balanced`) on the
+    full-size cycles.  Each alternative is realized and modelled at full size.  (small, chosen) kept."""
     ranked = sorted((b.cycles, k) for k, b in enumerate(built) if b.cycles is not None)
-    if len(ranked) < 2 or ranked[1][0] > ranked[0][0] * (1 + NEAR_TIE):
+    if not ranked:
         return small, chosen
-    k = ranked[1][1]
-    rival_small = _chosen([variants[k]], len(bases), opts)
-    rival = _realized(program, bases, rival_small, opts)
-    ours = _variant_name(chosen.network.tiling, len(bases))
-    theirs = _variant_name(variants[k][1], len(bases))
-    if rival.cycles is None or chosen.cycles is None or rival.cycles >= chosen.cycles:
-        chosen.network.notes.append(f"{theirs} came within {NEAR_TIE:.0%} of {ours} on the reduced instance "
-                                    f"({ranked[1][0]} against {ranked[0][0]} cycles) and models {rival.cycles} "
-                                    f"at full size against {chosen.cycles}: {ours} kept")
-        return small, chosen
-    note = (f"{theirs} came within {NEAR_TIE:.0%} of {ours} on the reduced instance ({ranked[1][0]} against "
-            f"{ranked[0][0]} cycles) and models fewer at full size ({rival.cycles} against {chosen.cycles}): "
-            f"{theirs} kept")
-    rival.network.tiling = replace(rival.network.tiling, reason=f"{chosen.network.tiling.reason}; {note}")
-    return rival_small, rival
+    k = ranked[0][1]
+    if len(ranked) > 1 and ranked[1][0] <= ranked[0][0] * (1 + NEAR_TIE):
+        k2 = ranked[1][1]
+        rival_small = _chosen([variants[k2]], len(bases), opts)
+        rival = _realized(program, bases, rival_small, opts)
+        ours, theirs = _variant_name(chosen.network.tiling, len(bases)), _variant_name(variants[k2][1], len(bases))
+        told = (f"{theirs} came within {NEAR_TIE:.0%} of {ours} on the reduced instance ({ranked[1][0]} against "
+                f"{ranked[0][0]} cycles) and models {rival.cycles} cycles at full size against {chosen.cycles}")
+        if rival.cycles is not None and chosen.cycles is not None and rival.cycles < chosen.cycles:
+            rival.network.tiling = replace(rival.network.tiling,
+                                           reason=f"{chosen.network.tiling.reason}; {told}: {theirs} kept")
+            small, chosen, k = rival_small, rival, k2
+        else:
+            chosen.network.notes.append(f"{told}: {ours} kept")
+    if ("merge" in small.config or "slabs" in small.config) and chosen.cycles is not None:
+        plain = _realized(program, bases, built[k], opts)
+        n, n_plain = _compute_count(chosen), _compute_count(plain)
+        if plain.cycles is not None and (chosen.cycles > plain.cycles * (1 + MERGE_SLACK)
+                                         or chosen.cycles * n >= plain.cycles * n_plain):
+            plain.network.tiling = replace(plain.network.tiling, reason=chosen.network.tiling.reason)
+            plain.network.notes.append(
+                f"the merge chosen on the reduced instance models {chosen.cycles} cycles with {n} compute processes "
+                f"at full size, the unmerged network {plain.cycles} with {n_plain}: unmerged kept")
+            return built[k], plain
+    return small, chosen
 
 
 def _cycles_text(b: _Built) -> str:
