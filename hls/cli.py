@@ -148,9 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "interleaved (inner, and the coincident loops below the tiled band innermost too)")
         _parallel_args(c)
         c.add_argument("--read-ports", choices=("per-part", "shared"), default="per-part",
-                       help="with --parallel P > 1: per-part (default): an array the kernel only reads gets a read "
-                            "channel per parallel slab, each with its own load unit, so P processes get P words "
-                            "per cycle; shared: one read channel per array")
+                       help="with --parallel P > 1: per-part (default): an array the kernel only reads, or reads "
+                            "for one slab per element and never reads back, gets a read channel per parallel "
+                            "slab, each with its own load unit, so P processes get P words per cycle; shared: one "
+                            "read channel per array")
         _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "

@@ -181,6 +181,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     mem_reads: dict[str, isl.Map] = {}  # read access -> { S[y] -> LOAD_A[b, m] }
     mem_writes: dict[str, list[isl.Map]] = {}  # array -> [{ S[x] -> STORE_A[b, m] }]
     onchip = _onchip_arrays(program, tiling, onchip_words)
+    read_back: set[str] = set()  # arrays some of whose reads go to memory for a value the kernel wrote
     group = tiling.band_index()
     for st in program.statements:
         for r in st.reads:
@@ -192,6 +193,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 if not same.is_empty():
                     local.append((d.source, iu.coalesced(same), r.id))
                 if not cross.is_empty():
+                    read_back.add(r.array)
                     from_memory.append(cross.range())
                     src = program.statement(d.source)
                     w = band[d.source].flat_range_product(src.write.relation).intersect_domain(cross.domain())
@@ -206,8 +208,10 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         mem_writes.setdefault(acc.array, []).append(w.set_tuple_name(isl.dim_type.out, store_name(acc.array)))
 
     parts = _parts(program, tiling, parallel, uniform)
-    # Read channels: an array only read (no store unit, so no memory order to keep between units)
-    # gets one per slab whose processes read it from memory, with `per-part` read ports.
+    # Read channels: with `per-part` read ports, an array gets one per slab whose processes read it
+    # from memory, if it is only read, or if it is also stored but its loads read only values the
+    # kernel did not write, each element in one slab: the store then owes each element's
+    # write-after-read token to one load unit, and no load waits for a store (`_own_elements`).
     slab_of = {q: slab for st in program.statements for q, slab, _ in parts[st.name]}
     reading: dict[str, set[int]] = {}
     for st in program.statements:
@@ -218,7 +222,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     # array -> slab -> its read channel (one channel, too, where another array's load unit has the
     # name a further channel's would)
     channel_of = {array: {slab: k for k, slab in enumerate(sorted(slabs))} for array, slabs in reading.items()
-                  if read_ports == "per-part" and array not in mem_writes and len(slabs) > 1
+                  if read_ports == "per-part" and len(slabs) > 1
+                  and (array not in mem_writes
+                       or (array not in read_back and _own_elements(program, array, mem_reads, parts, nb)))
                   and not any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))}
 
     def port_of(array: str, part: str) -> int:
@@ -312,12 +318,31 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     return net
 
 
+def _own_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map],
+                  parts: dict[str, list[tuple[str, int, isl.Set]]], nb: int) -> bool:
+    """Whether each element of `array` that is loaded is loaded for the processes of one slab only."""
+    by_slab: dict[int, isl.Set] = {}
+    for st in program.statements:
+        for r in st.reads:
+            if r.id in mem_reads and r.array == array:
+                for _q, slab, dq in parts[st.name]:
+                    loads = mem_reads[r.id].intersect_domain(dq).range()  # LOAD[b, m]
+                    m = loads.project_out(isl.dim_type.set, 0, nb).reset_tuple_id()
+                    by_slab[slab] = by_slab[slab].union(m) if slab in by_slab else m
+    sets = [iu.coalesced(by_slab[k]) for k in sorted(by_slab)]
+    return all(a.intersect(b).is_empty() for i, a in enumerate(sets) for b in sets[i + 1:])
+
+
 def _loaded_and_stored(net: ProcessNetwork, program: PolyProgram):
-    """(array, its load process, its store process) of every array that has both."""
+    """(array, a load process, its store process) of every array that has both, for each of its
+    load units (one per read channel)."""
     for array in program.arrays:
-        ld, st = load_name(array), store_name(array)
-        if ld in net.graph and st in net.graph:
-            yield array, net.process(ld), net.process(st)
+        st = store_name(array)
+        if st not in net.graph:
+            continue
+        for p in net.processes:
+            if p.kind == ProcessKind.LOAD and p.array == array:
+                yield array, p, net.process(st)
 
 
 def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:

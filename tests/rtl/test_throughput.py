@@ -52,7 +52,7 @@ def test_parallel_divides_compute_bound_cycles(tmp_path, rtl_cache):
 def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache):
     """gemv: four slabs reading A through one port run at the port's pace, one word per cycle; with a
     read channel per slab (the default at --parallel 4) each slab's load unit feeds its processes.
-    Only arrays the kernel never writes get more channels: y, read and written, keeps one."""
+    y, read and written, gets one too: its loads read only its initial values, each row's in one slab."""
     path = ROOT / "examples" / "gemv-float.c"
     nets, cycles = {}, {}
     for ports in ("shared", "per-part"):
@@ -62,11 +62,40 @@ def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache)
     loads = {ports: sorted((p.array, p.port) for p in net.processes if p.kind == ProcessKind.LOAD)
              for ports, net in nets.items()}
     assert loads["shared"] == [("A", 0), ("x", 0), ("y", 0)]
-    assert loads["per-part"] == [("A", k) for k in range(4)] + [("x", k) for k in range(4)] + [("y", 0)]
+    assert loads["per-part"] == [(a, k) for a in ("A", "x", "y") for k in range(4)]
     assert cycles["per-part"] < 0.75 * cycles["shared"], cycles
     # bit for bit under back-pressure on every channel, the four read channels of A stalling too
     _rtl(run(Options(str(path), params=example_params(path), tile="auto", parallel=4)), tmp_path / "stall",
          rtl_cache, seed=2, stall=0.3)
+
+
+# `u` is loaded and stored, each element in one slab: a read channel per slab, each load unit owing the
+# store its elements' write-after-read tokens; `w` is loaded for both slabs, then overwritten: one
+# channel (tests/dpn/test_read_ports.py checks which arrays get channels)
+STORED = """
+#define N 12
+void stored_reads(float A[N][N], float u[N], float v[N], float w[N])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++) {
+    v[i] = u[i];
+    for (j = 0; j < N; j++)
+      u[i] = u[i] + A[i][j] * w[j];
+  }
+  for (j = 0; j < N; j++)
+    w[j] = w[j] * v[N - 1 - j];
+#pragma endscop
+}
+"""
+
+
+def test_read_channels_per_slab_of_a_stored_array_under_back_pressure(tmp_path, rtl_cache):
+    path = tmp_path / "stored_reads.c"
+    path.write_text(STORED)
+    res = run(Options(str(path), tile="auto", parallel=2))
+    assert sorted(p.port for p in res.network.processes if p.kind == ProcessKind.LOAD and p.array == "u") == [0, 1]
+    _rtl(res, tmp_path, rtl_cache, seed=3, stall=0.3)
 
 
 FLOAT = ["cholesky", "seidel-2d", "conv2d", "lu", "trisolv", "atax", "fdtd-2d", "symm"]
