@@ -369,7 +369,7 @@ def test_the_corner_choice_is_settled_at_full_size(monkeypatch):
     assert cycles[0] < cycles[1] < 0.7 * cycles[2]
     assert settled.network.tiling.point_order != unmerged.network.tiling.point_order
     assert unmerged.network.tiling.point_order == corner.network.tiling.point_order
-    assert any("unmerged kept" in n for n in unmerged.network.notes)  # the report says why
+    assert any("its unmerged network kept" in n for n in unmerged.network.notes)  # the report says why
     for res in (settled, unmerged, corner):  # each estimate is the full-size model of the network emitted
         net = res.network
         full = simulate_timing(net, NetworkTables(net), process_latencies(net),
