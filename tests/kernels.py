@@ -67,3 +67,25 @@ def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:
         rc = e.code if isinstance(e.code, int) else 1
     out, err = capsys.readouterr()
     return rc, out, err
+
+
+#: `u` is loaded, each element for one row slab, and stored; every row reads all of `w`, which the
+#: second nest then overwrites; `v` goes from the first nest to the second (through memory when the
+#: local words do not hold it).  Which of them get a read channel per slab: tests/dpn/test_read_ports.py;
+#: the RTL under back-pressure: tests/rtl/test_throughput.py.
+STORED_READS = """
+#define N {n}
+void stored_reads(float A[N][N], float u[N], float v[N], float w[N])
+{{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++) {{
+    v[i] = u[i];
+    for (j = 0; j < N; j++)
+      u[i] = u[i] + A[i][j] * w[j];
+  }}
+  for (j = 0; j < N; j++)
+    w[j] = w[j] * v[N - 1 - j];
+#pragma endscop
+}}
+"""

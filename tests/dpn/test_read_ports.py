@@ -9,7 +9,7 @@ import pytest
 
 from hls.dpn.network import ProcessKind
 from hls.pipeline import Options, run
-from tests.kernels import run_cli
+from tests.kernels import STORED_READS, run_cli
 
 # A and x_1 are only read; y is read and written, but its loads read only its initial values, each
 # element in one slab's rows: it gets a channel per slab too; x is only read, but its second
@@ -67,32 +67,15 @@ def test_network_with_channels_per_slab_matches_gcc(kernel, ports, capsys):
     assert res["words_loaded"] == 16 * 16 + 16 + 16 * (2 if ports == "per-part" else 1) + 16
 
 
-# A stored array keeps one read channel where a load waits for a store or an element is loaded for two
-# slabs: every row of the first nest reads all of `w`, which the second then overwrites (each store
-# must wait for every slab's load of its element), and `v`, when it goes through memory from the first
-# nest to the second, is read back after its store.  `u` is loaded, each element in one slab, and
-# stored: a channel per slab, each unit owing the store its elements' write-after-read tokens.
-STORED = """
-#define N 16
-void stored_reads(float A[N][N], float u[N], float v[N], float w[N])
-{
-  int i, j;
-#pragma scop
-  for (i = 0; i < N; i++) {
-    v[i] = u[i];
-    for (j = 0; j < N; j++)
-      u[i] = u[i] + A[i][j] * w[j];
-  }
-  for (j = 0; j < N; j++)
-    w[j] = w[j] * v[N - 1 - j];
-#pragma endscop
-}
-"""
-
-
 def test_a_stored_array_gets_a_channel_per_slab_only_where_no_order_spans_them(tmp_path, capsys):
+    """A stored array keeps one read channel where a load waits for a store or an element is loaded for
+    two slabs: every row of the first nest reads all of `w`, which the second then overwrites (each
+    store must wait for every slab's load of its element), and `v`, when it goes through memory from
+    the first nest to the second, is read back after its store.  `u` is loaded, each element in one
+    slab, and stored: a channel per slab, each unit owing the store its elements' write-after-read
+    tokens."""
     path = tmp_path / "stored_reads.c"
-    path.write_text(STORED)
+    path.write_text(STORED_READS.format(n=16))
     res = run(Options(str(path), tile="auto", parallel=2))
     units = {}
     for array, _name, port in _loads(res):

@@ -12,7 +12,7 @@ from hls.rtl.generate import generate
 from sim.gcc_ref import GccReference
 from sim.inputs import compare, random_inputs
 from sim.rtl_sim import run_rtl
-from tests.kernels import ROOT, example_params
+from tests.kernels import ROOT, STORED_READS, example_params
 
 
 def _rtl(res, tmp_path, rtl_cache, seed=0, stall=0.0):
@@ -69,30 +69,12 @@ def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache)
          rtl_cache, seed=2, stall=0.3)
 
 
-# `u` is loaded and stored, each element in one slab: a read channel per slab, each load unit owing the
-# store its elements' write-after-read tokens; `w` is loaded for both slabs, then overwritten: one
-# channel (tests/dpn/test_read_ports.py checks which arrays get channels)
-STORED = """
-#define N 12
-void stored_reads(float A[N][N], float u[N], float v[N], float w[N])
-{
-  int i, j;
-#pragma scop
-  for (i = 0; i < N; i++) {
-    v[i] = u[i];
-    for (j = 0; j < N; j++)
-      u[i] = u[i] + A[i][j] * w[j];
-  }
-  for (j = 0; j < N; j++)
-    w[j] = w[j] * v[N - 1 - j];
-#pragma endscop
-}
-"""
-
-
 def test_read_channels_per_slab_of_a_stored_array_under_back_pressure(tmp_path, rtl_cache):
+    """`u` is loaded and stored, each element in one slab: a read channel per slab, each load unit owing
+    the store its elements' write-after-read tokens; `w`, loaded for both slabs then overwritten, keeps
+    one (tests/dpn/test_read_ports.py checks which arrays get channels)."""
     path = tmp_path / "stored_reads.c"
-    path.write_text(STORED)
+    path.write_text(STORED_READS.format(n=12))
     res = run(Options(str(path), tile="auto", parallel=2))
     assert sorted(p.port for p in res.network.processes if p.kind == ProcessKind.LOAD and p.array == "u") == [0, 1]
     _rtl(res, tmp_path, rtl_cache, seed=3, stall=0.3)
