@@ -549,20 +549,21 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
     if not ranked or chosen.cycles is None:
         return small, chosen
     k = ranked[0][1]
-    others: list[tuple[_Built, _Built, str]] = []  # (corner network, full-size one, what it is)
+    others: list[tuple[_Built, _Built, str, str]] = []  # (corner network, full-size one, its name, why tried)
     if "merge" in small.config or "slabs" in small.config:
-        others.append((built[k], _realized(program, bases, built[k], opts), "its unmerged network"))
+        others.append((built[k], _realized(program, bases, built[k], opts), "its unmerged network", ""))
     if len(ranked) > 1 and ranked[1][0] <= ranked[0][0] * (1 + NEAR_TIE):
         k2 = ranked[1][1]
         others.append((built[k2], _realized(program, bases, built[k2], opts),
-                       f"{_variant_name(variants[k2][1], len(bases))}, within {NEAR_TIE:.0%} of it on the reduced "
-                       f"instance ({ranked[1][0]} against {ranked[0][0]} cycles)"))
+                       _variant_name(variants[k2][1], len(bases)),
+                       f", within {NEAR_TIE:.0%} of it on the reduced instance ({ranked[1][0]} against "
+                       f"{ranked[0][0]} cycles)"))
     others = [o for o in others if o[1].cycles is not None]
     if not others:
         return small, chosen
     fastest = min(others, key=lambda o: o[1].cycles)
-    told = "; ".join(f"{what}: {full.cycles} cycles with {_compute_count(full)} compute processes"
-                     for _s, full, what in others)
+    told = "; ".join(f"{name}{why}: {full.cycles} cycles with {_compute_count(full)} compute processes"
+                     for _s, full, name, why in others)
     n, nf = _compute_count(chosen), _compute_count(fastest[1])
     if chosen.cycles <= fastest[1].cycles or (chosen.cycles <= fastest[1].cycles * (1 + MERGE_SLACK)
                                               and chosen.cycles * n < fastest[1].cycles * nf):
@@ -570,7 +571,7 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
                                     f"instance kept ({chosen.cycles} cycles with {n})")
         return small, chosen
     note = (f"checked at full size: the network chosen on the reduced instance models {chosen.cycles} cycles with "
-            f"{n} compute processes, {told}; {fastest[2].split(',')[0]} kept")
+            f"{n} compute processes, {told}; {fastest[2]} kept")
     out = fastest[1]
     out.network.tiling = replace(out.network.tiling, reason=f"{chosen.network.tiling.reason}; {note}")
     out.network.notes.append(note)

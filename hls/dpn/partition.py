@@ -329,8 +329,12 @@ def _own_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map
                     loads = mem_reads[r.id].intersect_domain(dq).range()  # LOAD[b, m]
                     m = loads.project_out(isl.dim_type.set, 0, nb).reset_tuple_id()
                     by_slab[slab] = by_slab[slab].union(m) if slab in by_slab else m
-    sets = [iu.coalesced(by_slab[k]) for k in sorted(by_slab)]
-    return all(a.intersect(b).is_empty() for i, a in enumerate(sets) for b in sets[i + 1:])
+    seen: Optional[isl.Set] = None  # the elements of the slabs before: one test per slab, not per pair
+    for k in sorted(by_slab):
+        if seen is not None and not by_slab[k].intersect(seen).is_empty():
+            return False
+        seen = by_slab[k] if seen is None else iu.coalesced(seen.union(by_slab[k]))
+    return True
 
 
 def _loaded_and_stored(net: ProcessNetwork, program: PolyProgram):
