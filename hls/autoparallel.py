@@ -6,8 +6,8 @@ shared P ways and what lies beyond it (pipeline fill and drain, stalls) stays.  
 each array's compulsory words at its channels' words per cycle: an array the kernel only reads gets a
 read channel per part (`--read-ports per-part`), up to a line per cycle behind a wide port
 (`--mem-width`); a written array is predicted with one load and one store channel (it may get a read
-channel per part too, when each element is loaded for one part and never read back: the compile
-tells).  `choose_parallel` doubles P while the DSP blocks stay within the budget, the tiles are wide
+channel per part too, when each element is loaded for one part and never read back, and a write
+channel per part, when each element is stored by one part: the compile tells).  `choose_parallel` doubles P while the DSP blocks stay within the budget, the tiles are wide
 enough for the slabs and the predicted cycles, the larger of the two roofs, fall by `GAIN` or more:
 that bounds the search without a compile.  The pipeline then compiles P = 2, 4, ... up to that bound
 and stops where the cycle model gains less than `GAIN` (gemm-int: predicted 161 cycles at P = 8,

@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "for one slab per element and never reads back, gets a read channel per parallel "
                             "slab, each with its own load unit, so P processes get P words per cycle; shared: one "
                             "read channel per array")
+        c.add_argument("--write-ports", choices=("per-part", "shared"), default="per-part",
+                       help="with --parallel P > 1: per-part (default): an array whose elements are each stored by "
+                            "one parallel slab gets a write channel per slab, each with its own store unit, so P "
+                            "processes store P results per cycle; shared: one write channel per array")
         _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
@@ -274,7 +278,8 @@ def _options(args: argparse.Namespace):
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
                    getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0),
-                   getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None))
+                   getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None),
+                   getattr(args, "write_ports", "per-part"))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

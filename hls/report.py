@@ -137,8 +137,8 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     sizes_now = {**macros, **params}
     family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
     include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
-    parallel, uniform, read_ports = getattr(net, "partition",
-                                            (int(getattr(options, "parallel", 1) or 1), False, "shared"))
+    parallel, uniform, read_ports, write_ports = getattr(
+        net, "partition", (int(getattr(options, "parallel", 1) or 1), False, "shared", "shared"))
     fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
     fusion = getattr(t, "fusion", "separate")
@@ -169,7 +169,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
             raise _Unavailable(f"at b = {b} the family is not tiled: {tiling.reason}")
         if fission:
             tiling = with_fission(prog, tiling) or tiling
-        n = build_network(prog, tiling, parallel, uniform, read_ports=read_ports)
+        n = build_network(prog, tiling, parallel, uniform, read_ports=read_ports, write_ports=write_ports)
         tables = NetworkTables(n)
         n = fifoize(type_channels(n))
         tables = tables.for_network(n)
@@ -358,11 +358,12 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
         elif n == "proc_finished":
             g = group(n, "debug: bit k high when process k (Processes table order) has finished")
         else:
-            array, ch = next(((a, ch) for a in arrays for ch in [*arrays[a].get("reads", []), "wr"]
+            array, ch = next(((a, ch) for a in arrays
+                              for ch in [*arrays[a].get("reads", []), *(arrays[a].get("writes") or ["wr"])]
                               if n.startswith(f"{a}_{ch}_")), (None, None))
             if array is None:
                 g = group(n, "")
-            elif ch != "wr":
+            elif ch.startswith("rd"):
                 a = arrays[array]
                 which = "" if len(a["reads"]) == 1 else f" (channel {a['reads'].index(ch) + 1} of {len(a['reads'])}, " \
                                                         "one per parallel slab: the load unit of its processes)"
@@ -377,11 +378,13 @@ def top_interface(design, rtl: Mapping[str, str], axi=None, clock_mhz: Optional[
                           f"reads of {decl(a)}{which}: requests `valid`/`ready` with {what}", bus=f"{array}_{ch}")
             else:
                 a = arrays[array]
-                g = group(f"{array} write channel", f"writes of {decl(a)}: requests `valid`/`ready` with the "
-                                                    f"row-major element index `addr` and the {a['width']}-bit word "
-                                                    "`wdata`; one response per request, in request order, once "
-                                                    "the write is in memory",
-                          bus=f"{array}_wr")
+                writes = a.get("writes") or ["wr"]
+                which = "" if len(writes) == 1 else f" (channel {writes.index(ch) + 1} of {len(writes)}, " \
+                                                    "one per parallel slab: the store unit of its processes)"
+                g = group(f"{array} write channel{'' if ch == 'wr' else ' ' + ch[2:]}",
+                          f"writes of {decl(a)}{which}: requests `valid`/`ready` with the row-major element index "
+                          f"`addr` and the {a['width']}-bit word `wdata`; one response per request, in request "
+                          "order, once the write is in memory", bus=f"{array}_{ch}")
         g["ports"].append(p)
     out = []
     for g in groups:

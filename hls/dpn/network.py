@@ -82,7 +82,8 @@ class Process:
     members: tuple[Member, ...] = ()
     array: Optional[str] = None
     band_dims: int = 0  # load/store: leading domain dimensions naming the tile band (then the element)
-    port: int = 0  # load: which of its array's read channels it drives (`partition.load_name`)
+    port: int = 0  # load/store: which of its array's read/write channels it drives (`partition.load_name`)
+    slab: Optional[int] = None  # load/store on a channel of one parallel slab: that slab (None: every slab)
 
     def __post_init__(self) -> None:
         for f in ("domain", "schedule"):
@@ -141,7 +142,7 @@ class ProcessNetwork:
         self.time_dims = time_dims
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
-        self.partition = (1, False, "shared")  # (parallel parts, uniform, read ports) of `partition.build_network`
+        self.partition = (1, False, "shared", "shared")  # (parts, uniform, read ports, write ports): `build_network`
         self.mem_width = 0  # bits of a wide read port's line (`memports`); 0: one word per beat
         self.mem_latency = MEMORY_LATENCY  # cycles from a memory request to its response (`memports`)
         # whether compute processes read operands first needed after issue at that stage

@@ -44,6 +44,10 @@ def _extend(m: isl.Map, slot: int, sub: int) -> isl.Map:
 #: per parallel slab (`per-part`, with `--parallel` above 1): each slab's compute processes then get
 #: their own load unit, so P processes are fed P words per cycle rather than sharing one.
 READ_PORTS = ("per-part", "shared")
+#: `--write-ports`: one write channel per array (`shared`), or, for an array stored by the processes
+#: of several slabs, each element by one slab, one per slab (`per-part`): P processes then store P
+#: results per cycle rather than queueing at one store unit in the array's order.
+WRITE_PORTS = READ_PORTS
 
 
 def load_name(array: str, port: int = 0) -> str:
@@ -51,8 +55,9 @@ def load_name(array: str, port: int = 0) -> str:
     return f"LOAD_{array}" if port == 0 else f"LOAD_{array}_{port}"
 
 
-def store_name(array: str) -> str:
-    return f"STORE_{array}"
+def store_name(array: str, port: int = 0) -> str:
+    """The store unit driving write channel `port` of `array` (the first keeps the plain name)."""
+    return f"STORE_{array}" if port == 0 else f"STORE_{array}_{port}"
 
 
 def _band_of(sched: isl.Map, band_dims: int) -> isl.Map:
@@ -153,12 +158,14 @@ def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str
 
 
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
-                  onchip_words: int = DEFAULT_ONCHIP_WORDS, read_ports: str = "shared") -> ProcessNetwork:
+                  onchip_words: int = DEFAULT_ONCHIP_WORDS, read_ports: str = "shared",
+                  write_ports: str = "shared") -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
     split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
     argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`),
-    and arrays read through one channel or one per slab (`read_ports`, `READ_PORTS`)."""
-    assert read_ports in READ_PORTS, read_ports
+    and arrays read and written through one channel or one per slab (`read_ports`, `READ_PORTS`;
+    `write_ports`, `WRITE_PORTS`)."""
+    assert read_ports in READ_PORTS and write_ports in WRITE_PORTS, (read_ports, write_ports)
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -167,7 +174,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
     net.tiling = tiling
-    net.partition = (parallel, uniform, read_ports)
+    net.partition = (parallel, uniform, read_ports, write_ports)
     band = {s: _band_of(m, nb) for s, m in sched.items()}
 
     def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
@@ -224,8 +231,32 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     channel_of = {array: {slab: k for k, slab in enumerate(sorted(slabs))} for array, slabs in reading.items()
                   if read_ports == "per-part" and len(slabs) > 1
                   and (array not in mem_writes
-                       or (array not in read_back and _own_elements(program, array, mem_reads, parts, nb)))
+                       or (array not in read_back and _disjoint(_loaded_elements(program, array, mem_reads, parts, nb))))
                   and not any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))}
+    # Write channels: with `per-part` write ports, an array stored for the processes of several slabs,
+    # each element for one slab, gets one per slab.  No two units then write one element, so the
+    # writes need no order between units (each unit issues its own in order), and each element's
+    # memory-order tokens involve one store unit.  A load unit orders against the store units whose
+    # elements it may read (`_loaded_and_stored`): so the array has one load unit, or one per slab
+    # whose loaded and stored elements are the slab's own, apart from every other slab's.
+    write_channel_of: dict[str, dict[int, int]] = {}
+    if write_ports == "per-part":
+        for array in sorted(mem_writes, key=list(program.arrays).index):
+            stored = _stored_elements(mem_writes[array], parts, nb)
+            if (len(stored) < 2 or not _disjoint(stored)
+                    or any(f"{array}_{k}" in program.arrays for k in range(1, len(stored)))):
+                continue
+            if array in channel_of:
+                loaded = _loaded_elements(program, array, mem_reads, parts, nb)
+                owned = {s: loaded[s].union(stored[s]) if s in loaded and s in stored else loaded.get(s, stored.get(s))
+                         for s in set(loaded) | set(stored)}
+                if not _disjoint(owned):
+                    continue
+            write_channel_of[array] = {slab: k for k, slab in enumerate(sorted(stored))}
+
+    def store_of(array: str, part: str) -> str:
+        """The store unit of `array` that takes the results of compute process `part`."""
+        return store_name(array, write_channel_of[array][slab_of[part]]) if array in write_channel_of else store_name(array)
 
     def port_of(array: str, part: str) -> int:
         return channel_of[array][slab_of[part]] if array in channel_of else 0
@@ -254,8 +285,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         s = iu.coalesced(t.lexmin())
         # the domain of the reads, not of their lexmin: the same set without the lexmin's pieces (a
         # skewed 3-d stencil's: 31 against 10), which every later relation on the loads would carry
+        slab = next((sl for sl, k in channel_of[array].items() if k == port), None) if array in channel_of else None
         net.add_process(Process(load_name(array, port), ProcessKind.LOAD, iu.coalesced(t.domain()), s,
-                                program.arrays[array].loc, array=array, band_dims=nb, port=port))
+                                program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
     for st in program.statements:
         for pname, _slab, dom in parts[st.name]:
             net.add_process(Process(pname, ProcessKind.COMPUTE, dom,
@@ -270,14 +302,25 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             u = u.union(isl.UnionMap.from_map(m))
         writers[array] = iu.coalesced(u)  # { S[x] -> STORE_A[b, m] } over several statements
     for array in sorted(writers, key=list(program.arrays).index):
-        t = None
-        for piece in iu.union_map_pieces(writers[array]):
-            stmt = piece.get_tuple_name(isl.dim_type.in_)
-            tp = piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0))
-            t = tp if t is None else t.union(tp)
-        t = iu.coalesced(t)
-        net.add_process(Process(store_name(array), ProcessKind.STORE, iu.coalesced(t.domain()), t,
-                                program.arrays[array].loc, array=array, band_dims=nb))
+        units = sorted((k, slab) for slab, k in write_channel_of[array].items()) if array in write_channel_of \
+            else [(0, None)]
+        for port, slab in units:
+            t = None
+            for piece in iu.union_map_pieces(writers[array]):
+                stmt = piece.get_tuple_name(isl.dim_type.in_)
+                if slab is not None:
+                    doms = [dq for _, sl, dq in parts[stmt] if sl == slab]
+                    if not doms:
+                        continue
+                    piece = piece.intersect_domain(iu.coalesced(iu.union(doms[1:], doms[0])))
+                    if piece.is_empty():
+                        continue
+                    piece = piece.set_tuple_name(isl.dim_type.out, store_name(array, port))
+                tp = piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0))
+                t = tp if t is None else t.union(tp)
+            t = iu.coalesced(t)
+            net.add_process(Process(store_name(array, port), ProcessKind.STORE, iu.coalesced(t.domain()), t,
+                                    program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
 
     channels: list[Channel] = []
 
@@ -305,11 +348,12 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                             add((p, src), (q, st.name), rel.intersect_domain(dp).intersect_range(dq), r.array,
                                 f"{src}.w", r.id, "local")
     for array in sorted(writers, key=list(program.arrays).index):
-        sn = store_name(array)
         for piece in iu.union_map_pieces(writers[array]):
             stmt = piece.get_tuple_name(isl.dim_type.in_)
             for p, _, dp in parts[stmt]:
-                add((p, stmt), (sn, sn), piece.intersect_domain(dp), array, f"{stmt}.w", "mem", "io")
+                sn = store_of(array, p)
+                add((p, stmt), (sn, sn), piece.intersect_domain(dp).set_tuple_name(isl.dim_type.out, sn), array,
+                    f"{stmt}.w", "mem", "io")
     for producer, consumer, rel, array in memory_order(net, program):
         add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")
     for c in channels:
@@ -318,9 +362,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     return net
 
 
-def _own_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map],
-                  parts: dict[str, list[tuple[str, int, isl.Set]]], nb: int) -> bool:
-    """Whether each element of `array` that is loaded is loaded for the processes of one slab only."""
+def _loaded_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map],
+                     parts: dict[str, list[tuple[str, int, isl.Set]]], nb: int) -> dict[int, isl.Set]:
+    """slab -> the elements of `array` loaded for its processes."""
     by_slab: dict[int, isl.Set] = {}
     for st in program.statements:
         for r in st.reads:
@@ -329,6 +373,24 @@ def _own_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map
                     loads = mem_reads[r.id].intersect_domain(dq).range()  # LOAD[b, m]
                     m = loads.project_out(isl.dim_type.set, 0, nb).reset_tuple_id()
                     by_slab[slab] = by_slab[slab].union(m) if slab in by_slab else m
+    return by_slab
+
+
+def _stored_elements(writes: list[isl.Map], parts: dict[str, list[tuple[str, int, isl.Set]]],
+                     nb: int) -> dict[int, isl.Set]:
+    """slab -> the elements its processes store (`writes`: { S[x] -> STORE[b, m] }, a map per
+    statement); only slabs that store some."""
+    by_slab: dict[int, isl.Set] = {}
+    for w in writes:
+        for _q, slab, dq in parts[w.get_tuple_name(isl.dim_type.in_)]:
+            m = w.intersect_domain(dq).range().project_out(isl.dim_type.set, 0, nb).reset_tuple_id()
+            if not m.is_empty():
+                by_slab[slab] = by_slab[slab].union(m) if slab in by_slab else m
+    return by_slab
+
+
+def _disjoint(by_slab: dict[int, isl.Set]) -> bool:
+    """Whether no element belongs to two slabs' sets."""
     seen: Optional[isl.Set] = None  # the elements of the slabs before: one test per slab, not per pair
     for k in sorted(by_slab):
         if seen is not None and not by_slab[k].intersect(seen).is_empty():
@@ -338,23 +400,25 @@ def _own_elements(program: PolyProgram, array: str, mem_reads: dict[str, isl.Map
 
 
 def _loaded_and_stored(net: ProcessNetwork, program: PolyProgram):
-    """(array, a load process, its store process) of every array that has both, for each of its
-    load units (one per read channel)."""
+    """(array, a load unit, a store unit) of every array that has both, for each pair of its units
+    that may touch one element: all pairs, but units of two different slabs (`Process.slab`), whose
+    elements `build_network` kept apart."""
     for array in program.arrays:
-        st = store_name(array)
-        if st not in net.graph:
-            continue
-        for p in net.processes:
-            if p.kind == ProcessKind.LOAD and p.array == array:
-                yield array, p, net.process(st)
+        loads = [p for p in net.processes if p.kind == ProcessKind.LOAD and p.array == array]
+        stores = [p for p in net.processes if p.kind == ProcessKind.STORE and p.array == array]
+        for ps in stores:
+            for pl in loads:
+                if pl.slab is None or ps.slab is None or pl.slab == ps.slab:
+                    yield array, pl, ps
 
 
 def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
     """Token channels between the load and store processes of each array.
 
     A load must wait for the last store of its element before it (read after write through memory);
-    a store must wait for the last load of its element before it (write after read).  Stores of one
-    array are issued in order by one unit, so write-after-write needs nothing.
+    a store must wait for the last load of its element before it (write after read).  Each element
+    of an array is stored by one unit (of several, one per slab, none shares an element), which issues
+    its stores in order, so write-after-write needs nothing.
 
     Both processes run their tile bands in the order of the band coordinates `b` that lead their
     domains `(b, m)`, and inside one band a load comes first: it precedes the band's first read of

@@ -29,6 +29,7 @@ def network_to_json(net: ProcessNetwork) -> dict:
                 "name": p.name, "kind": p.kind.value, "domain": str(p.domain), "schedule": str(p.schedule),
                 "members": [{"statement": m.statement, "instance": str(m.instance)} for m in p.members],
                 "array": p.array, "loc": str(p.loc), "band_dims": p.band_dims, "port": p.port,
+                "slab": p.slab,
             }
             for p in net.processes
         ],
@@ -64,7 +65,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
         net.add_process(Process(
             p["name"], ProcessKind(p["kind"]), isl.Set(p["domain"]), isl.Map(p["schedule"]), _loc(p["loc"]),
             tuple(Member(m["statement"], isl.Map(m["instance"])) for m in p["members"]), p["array"],
-            p.get("band_dims", 0), p.get("port", 0),
+            p.get("band_dims", 0), p.get("port", 0), p.get("slab"),
         ))
     for c in data["channels"]:
         net.add_channel(Channel(

@@ -198,6 +198,12 @@ def _bit_pack(bits: dict[str, int], width: int) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
+def _adapters(array: dict) -> int:
+    """Port adapters of an array (`RtlDesign.interface["arrays"]` entry): one per read channel or
+    write channel of the core, whichever it has more of."""
+    return max(1, len(array.get("reads") or []), len(array.get("writes") or []))
+
+
 def _flat(items: list[str]) -> str:
     """Verilog concatenation with items[0] in the least significant position."""
     return items[0] if len(items) == 1 else "{" + ", ".join(reversed(items)) + "}"
@@ -222,7 +228,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
     masters, array_views = [], []
     for name, members in groups:
         dw = max(_element_bits(a["width"]) for a in members)
-        n = sum(len(a.get("reads") or ["rd"]) for a in members)  # port adapters
+        n = sum(_adapters(a) for a in members)  # port adapters
         pw = clog2(n)
         idw = pw
         prefix = f"m_axi_{name}"
@@ -230,13 +236,17 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
         ports = []
         for a in members:
             assert _element_bits(a["width"]) == a["width"], "elements are 8, 16, 32 or 64 bits wide"
-            reads = a.get("reads") or ["rd"]
-            # a port adapter per read channel: the first also has the write channel and the base register
-            for k, rd in enumerate(reads):
-                view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{rd}",
-                        "iw": a["aw"], "ew": a["width"], "load": a["load"], "store": a["store"] and k == 0,
-                        "primary": k == 0, "core_rd": rd,
-                        "inst": a["name"] if k == 0 else f"{a['name']}_{rd}", "base": f"a_{a['name']}_base",
+            reads, writes = a.get("reads") or [], a.get("writes") or []
+            # a port adapter per read channel and write channel of the core (the k-th of each, those of
+            # one parallel slab, share one); the first has the base register
+            for k in range(_adapters(a)):
+                rd = reads[k] if k < len(reads) else "rd"
+                wr = writes[k] if k < len(writes) else "wr"
+                tag = reads[k] if k < len(reads) else wr
+                view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{tag}",
+                        "iw": a["aw"], "ew": a["width"], "load": k < len(reads), "store": k < len(writes),
+                        "primary": k == 0, "core_rd": rd, "core_wr": wr,
+                        "inst": a["name"] if k == 0 else f"{a['name']}_{tag}", "base": f"a_{a['name']}_base",
                         "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
                 array_views.append(view)
                 ports.append(view["prefix"])

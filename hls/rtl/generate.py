@@ -222,9 +222,15 @@ def read_channel(port: int) -> str:
     return "rd" if port == 0 else f"rd{port}"
 
 
+def write_channel(port: int) -> str:
+    """The name of an array's write channel `port` on the top: `wr`, then `wr1`, `wr2`, .. for the
+    store units of further parallel slabs (`partition.WRITE_PORTS`)."""
+    return "wr" if port == 0 else f"wr{port}"
+
+
 def _mem_conns(array: str, signals: tuple[str, ...], channel: str = "") -> list[tuple[str, str]]:
     """A memory unit's channel wired straight to the top's ports: one unit per channel, no arbiter
-    (`channel`: the top's name of a read channel, `read_channel`)."""
+    (`channel`: the top's name of the channel, `read_channel` or `write_channel`)."""
     return [(n, f"{array}_{channel + n[2:] if channel else n}") for n in signals]
 
 
@@ -243,7 +249,9 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     reads: dict[str, list[str]] = {}  # array -> its read channels
     for p in sorted((p for p in net.processes if p.kind == ProcessKind.LOAD), key=lambda p: p.port):
         reads.setdefault(p.array, []).append(read_channel(p.port))
-    stores = {p.array for p in net.processes if p.kind == ProcessKind.STORE}
+    writes: dict[str, list[str]] = {}  # array -> its write channels
+    for p in sorted((p for p in net.processes if p.kind == ProcessKind.STORE), key=lambda p: p.port):
+        writes.setdefault(p.array, []).append(write_channel(p.port))
     wide = words_per_beat(net)
     mems = []
     for a in program.args:
@@ -256,7 +264,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
             words *= s
         m = {"name": a.name, "width": arr.type.bits, "aw": clog2(words), "words": words, "shape": shape,
              "type": arr.type.name, "load": a.name in reads, "reads": reads.get(a.name, []),
-             "store": a.name in stores, "line": 1, "raw": clog2(words), "rd_width": arr.type.bits}
+             "store": a.name in writes, "writes": writes.get(a.name, []), "line": 1, "raw": clog2(words), "rd_width": arr.type.bits}
         # the channels of its load units: the top's read channels, or a line reader's units
         m["units"] = m["reads"]
         if a.name in wide:
@@ -331,7 +339,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                            announced=announced(ports), tags=tags, tag_ptr_width=clog2(tags),
                            tag_width=max(1, _route_width(outs)), tag_fields=fields, tag_unpack=unpack)
                 text = render("store_unit.v.j2", **ctx)
-                conns = _mem_conns(proc.array, WRITE_SIGNALS) + in_conns + out_conns
+                conns = _mem_conns(proc.array, WRITE_SIGNALS, m["writes"][proc.port]) + in_conns + out_conns
         design.rtl[f"{module}.v"] = text
         procs.append({"name": proc.name, "module": module, "connections": conns})
 
@@ -358,7 +366,8 @@ def generate(net: ProcessNetwork) -> RtlDesign:
     for m in mems:
         design.tb[f"{MEM_MODULE}_{m['name']}.v"] = render(
             "mem_model.v.j2", module_name=f"{MEM_MODULE}_{m['name']}", name=m["name"], width=m["width"],
-            addr_width=m["aw"], depth=m["words"], line=m["line"], read_addr_width=m["raw"])
+            addr_width=m["aw"], depth=m["words"], line=m["line"], read_addr_width=m["raw"],
+            writes=m["writes"] or ["wr"])
     design.tb[f"{design.tb_top}.v"] = render("tb_top.v.j2", tb=design.tb_top, top=top, scalars=scalars, mems=mems,
                                              nproc=len(procs), mem_module=MEM_MODULE)
     design.interface = {"kernel": kernel, "top": top, "tb_top": design.tb_top, "scalars": scalars, "arrays": mems,
@@ -419,7 +428,7 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
         chans.append({"name": n, "kind": c.kind.value, "depth": c.depth, "producer": c.producer,
                       "consumer": c.consumer, "fields": f, "probes": {"sel": f"u_{c.consumer}.sel_{n}_r"}})
     narrow = {m["name"]: m["units"] for m in mems}
-    units = {(p.array, narrow[p.array][p.port] if p.kind == ProcessKind.LOAD else "wr"): p
+    units = {(p.array, narrow[p.array][p.port] if p.kind == ProcessKind.LOAD else write_channel(p.port)): p
              for p in net.processes if p.kind in (ProcessKind.LOAD, ProcessKind.STORE)}
     ports = []
     for m in mems:
@@ -427,7 +436,7 @@ def debug_bus(net: ProcessNetwork, mems: list[dict], procs: list[dict]) -> tuple
         if not (m["load"] or m["store"]):
             continue
         entry: dict = {"name": a, "units": []}
-        for ch in m["units"] + (["wr"] if m["store"] else []):
+        for ch in m["units"] + m["writes"]:
             f = {"req_valid": add(f"{a}_{ch}_req_valid", new_group=True), "req_ready": add(f"{a}_{ch}_req_ready"),
                  "rsp_valid": add(f"{a}_{ch}_rsp_valid"), "rsp_ready": add(f"{a}_{ch}_rsp_ready")}
             unit = units[(a, ch)]

@@ -65,9 +65,11 @@ def test_only_arrays_never_written_get_a_wide_port():
     assert net.mem_width == 512
     assert words_per_beat(net) == {"A": 16, "x": 16}  # y is read and written: one word per beat
     rates = memory_words_per_cycle(net)
-    # four load units each of A and x share their port: four words a cycle; y's one load unit, one
-    assert rates[("A", "in")] == 4 and rates[("x", "in")] == 4 and rates[("y", "in")] == 1
-    assert rates[("y", "out")] == 1
+    # four load units each of A and x share their port: four words a cycle; y's units (one, or one per
+    # slab) a word each, and so its store units
+    units = {(kind, sum(p.kind.value == kind and p.array == "y" for p in net.processes)) for kind in ("load", "store")}
+    assert rates[("A", "in")] == 4 and rates[("x", "in")] == 4
+    assert (rates[("y", "in")], rates[("y", "out")]) == (dict(units)["load"], dict(units)["store"])
     narrow = run(Options(str(GEMV), params=example_params(GEMV), tile="auto", parallel=4)).network
     assert words_per_beat(narrow) == {}
     # 64-bit words of a 64-bit port: nothing to gain

@@ -72,8 +72,8 @@ def test_a_stored_array_gets_a_channel_per_slab_only_where_no_order_spans_them(t
     two slabs: every row of the first nest reads all of `w`, which the second then overwrites (each
     store must wait for every slab's load of its element), and `v`, when it goes through memory from
     the first nest to the second, is read back after its store.  `u` is loaded, each element in one
-    slab, and stored: a channel per slab, each unit owing the store its elements' write-after-read
-    tokens."""
+    slab, and stored: a channel per slab, each unit owing its slab's store unit (tests/dpn/test_write_ports.py)
+    its elements' write-after-read tokens."""
     path = tmp_path / "stored_reads.c"
     path.write_text(STORED_READS.format(n=16))
     res = run(Options(str(path), tile="auto", parallel=2))
@@ -85,7 +85,7 @@ def test_a_stored_array_gets_a_channel_per_slab_only_where_no_order_spans_them(t
     assert units["A"] == [0, 1] and units["u"] == [0, 1] and units["w"] == [0]
     assert "v" not in units  # carried on chip from the first nest to the second
     orders = {(c.producer, c.consumer) for c in res.network.channels if c.role == "order"}
-    assert {("LOAD_u", "STORE_u"), ("LOAD_u_1", "STORE_u"), ("LOAD_w", "STORE_w")} <= orders
+    assert {("LOAD_u", "STORE_u"), ("LOAD_u_1", "STORE_u_1"), ("LOAD_w", "STORE_w")} <= orders
     # with less on-chip memory, v goes through memory between the nests: its load waits for its store
     small = run(Options(str(path), tile="auto", parallel=2, local_words=32))
     assert [p.port for p in small.network.processes if p.kind == ProcessKind.LOAD and p.array == "v"] == [0]

@@ -123,7 +123,8 @@ CASES = [
     # the write responses, i.e. by B)
     pytest.param(EXAMPLES / "jacobi-1d.c", ["--tile", "4,4"], [(4, 0, False)], 0.3, id="jacobi-1d-read-back"),
     # --parallel 2: A and B (only read) and C (read for one slab's rows each, then stored) get a read
-    # channel per slab, two port adapters on one master; C's stores wait for both units' tokens
+    # channel per slab, two port adapters on one master; C a write channel per slab too, on the same
+    # two adapters, each slab's stores waiting for its own load unit's tokens
     pytest.param(EXAMPLES / "gemm-int.c", ["--parallel", "2"], [(5, 0x40, False)], 0.3, id="gemm-int-read-ports"),
 ]
 
@@ -141,6 +142,7 @@ def test_axi_wrapper_matches_gcc(src, flags, runs, stall, rtl_cache, tmp_path):
     res = run(Options(str(src)))
     if "--parallel" in flags:  # every read channel of an array has its own port adapter on the array's master
         assert {m["prefix"]: m["ports"] for m in axi["masters"]} == {"m_axi_A": 2, "m_axi_B": 2, "m_axi_C": 2}
+        assert "C_wr1_req_valid" in (out / "rtl" / f"{top}.v").read_text()  # C's second write channel
     specs = [_run_spec(res, axi, seed, shift, irq) for seed, shift, irq in runs]
     result = _simulate(out, top, axi, [s[0] for s in specs], rtl_cache, stall, seed=len(runs))
 

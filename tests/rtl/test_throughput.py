@@ -69,14 +69,22 @@ def test_read_ports_per_part_speed_up_a_memory_bound_kernel(tmp_path, rtl_cache)
          rtl_cache, seed=2, stall=0.3)
 
 
-def test_read_channels_per_slab_of_a_stored_array_under_back_pressure(tmp_path, rtl_cache):
-    """`u` is loaded and stored, each element in one slab: a read channel per slab, each load unit owing
-    the store its elements' write-after-read tokens; `w`, loaded for both slabs then overwritten, keeps
-    one (tests/dpn/test_read_ports.py checks which arrays get channels)."""
+def test_memory_channels_per_slab_of_stored_arrays_under_back_pressure(tmp_path, rtl_cache):
+    """`u` is loaded and stored, each element in one slab: a read and a write channel per slab, each
+    load unit owing its slab's store unit its elements' write-after-read tokens; `w`, loaded for both
+    slabs then overwritten, keeps one read channel, whose unit owes both store units; `v` (32 local
+    words) goes through memory between the nests, its one load unit waiting for both slabs' store
+    units, one memory behind all write channels (tests/dpn/test_read_ports.py and test_write_ports.py
+    check which arrays get channels)."""
     path = tmp_path / "stored_reads.c"
     path.write_text(STORED_READS.format(n=12))
-    res = run(Options(str(path), tile="auto", parallel=2))
-    assert sorted(p.port for p in res.network.processes if p.kind == ProcessKind.LOAD and p.array == "u") == [0, 1]
+    res = run(Options(str(path), tile="auto", parallel=2, local_words=32))
+    ports = {(p.kind, p.array): [] for p in res.network.processes if p.array}
+    for p in res.network.processes:
+        if p.array:
+            ports[(p.kind, p.array)].append(p.port)
+    assert sorted(ports[(ProcessKind.LOAD, "u")]) == [0, 1] and ports[(ProcessKind.LOAD, "v")] == [0]
+    assert all(sorted(ports[(ProcessKind.STORE, a)]) == [0, 1] for a in "uvw")
     _rtl(res, tmp_path, rtl_cache, seed=3, stall=0.3)
 
 
