@@ -94,10 +94,11 @@ def part_counts(program: PolyProgram, tiling: Tiling, parallel: int, uniform: bo
     its whole domain in slab order, and the last slabs of the heavy statement wait for it (syrk's
     `C *= beta` at P = 16: its one process reached the last slab's rows after 3,100 of 16,553
     modelled cycles; in 6 parts, the compile's choice, now merged into one process per slab, models
-    14,556).  With `uniform`, every statement of a tiled band gets
-    `parallel` parts: the slabs are then merged, one process per slab (`slab_groups`).  A reduced
-    instance's band counts the full-size band's work (`TileBand.full`), so the corner gets the
-    full-size counts."""
+    14,556).  A statement of n < P parts is cut into n slabs of its own, not the heavy statement's:
+    a slab index names the processes of one load or store unit (`build_network`), whichever rows they
+    run.  With `uniform`, every statement of a tiled band gets `parallel` parts: the slabs are then
+    merged, one process per slab (`slab_groups`).  A reduced instance's band counts the full-size
+    band's work (`TileBand.full`), so the corner gets the full-size counts."""
     weight = {st.name: iu.card(st.domain) for st in program.statements}
     for b in tiling.bands:
         if b.full is not None:  # a reduced instance's band: the full-size band's work (`TileBand.full`)
@@ -257,15 +258,17 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 continue
             if array in channel_of:
                 loaded = _loaded_elements(program, array, mem_reads, parts, nb)
-                owned = {s: loaded[s].union(stored[s]) if s in loaded and s in stored else loaded.get(s, stored.get(s))
-                         for s in set(loaded) | set(stored)}
+                owned = {}  # slab -> the elements it loads or stores
+                for slab in set(loaded) | set(stored):
+                    sets = [x[slab] for x in (loaded, stored) if slab in x]
+                    owned[slab] = iu.union(sets[1:], sets[0])
                 if not _disjoint(owned):
                     continue
             write_channel_of[array] = {slab: k for k, slab in enumerate(sorted(stored))}
 
     def store_of(array: str, part: str) -> str:
         """The store unit of `array` that takes the results of compute process `part`."""
-        return store_name(array, write_channel_of[array][slab_of[part]]) if array in write_channel_of else store_name(array)
+        return store_name(array, write_channel_of[array][slab_of[part]] if array in write_channel_of else 0)
 
     def port_of(array: str, part: str) -> int:
         return channel_of[array][slab_of[part]] if array in channel_of else 0
