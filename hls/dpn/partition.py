@@ -236,12 +236,19 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             if r.id in mem_reads:
                 reading.setdefault(r.array, set()).update(slab for _, slab, _ in parts[st.name])
 
+    loaded_by: dict[str, dict[int, isl.Set]] = {}  # array -> slab -> elements loaded for it, when asked
+
+    def loaded(array: str) -> dict[int, isl.Set]:
+        if array not in loaded_by:
+            loaded_by[array] = _loaded_elements(program, array, mem_reads, parts, nb)
+        return loaded_by[array]
+
     # array -> slab -> its read channel (one channel, too, where another array's load unit has the
     # name a further channel's would)
     channel_of = {array: {slab: k for k, slab in enumerate(sorted(slabs))} for array, slabs in reading.items()
                   if read_ports == "per-part" and len(slabs) > 1
                   and (array not in mem_writes
-                       or (array not in read_back and _disjoint(_loaded_elements(program, array, mem_reads, parts, nb))))
+                       or (array not in read_back and _disjoint(loaded(array))))
                   and not any(f"{array}_{k}" in program.arrays for k in range(1, len(slabs)))}
     # Write channels: with `per-part` write ports, an array stored for the processes of several slabs,
     # each element for one slab, gets one per slab.  No two units then write one element, so the
@@ -257,10 +264,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                     or any(f"{array}_{k}" in program.arrays for k in range(1, len(stored)))):
                 continue
             if array in channel_of:
-                loaded = _loaded_elements(program, array, mem_reads, parts, nb)
                 owned = {}  # slab -> the elements it loads or stores
-                for slab in set(loaded) | set(stored):
-                    sets = [x[slab] for x in (loaded, stored) if slab in x]
+                for slab in set(loaded(array)) | set(stored):
+                    sets = [x[slab] for x in (loaded(array), stored) if slab in x]
                     owned[slab] = iu.union(sets[1:], sets[0])
                 if not _disjoint(owned):
                     continue
