@@ -342,6 +342,11 @@ class IslFirst:
     count of jacobi-2d at T=22, N=76 ran out of time (0.6 s each, 6 s in all) before a replay of 0.2 s."""
 
     asking: bool = True
+    #: whether barvinok is still asked over domains with integer divisions: a parallel slab's rows
+    #: (`63*floor(i/63) >= i - 7`) count in a tenth of a second (gemm's memory-order FIFOs at
+    #: 1000x1100x1200, `--parallel 8`: 0.16 s against a 1 s replay each), a parity such as
+    #: redblack-2d's `(i + j) % 2` runs out of time; one that does not answer stops the others
+    dividing: bool = True
 
 
 def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables] = None,
@@ -366,11 +371,14 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     large = not is_small(c, net, BOUND_ABOVE)
     few = isl_first.asking and not is_small(c, net, ISL_FIRST_ABOVE) and _few_pieces(c, net)
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
-        ask = few and iu.counting_available() and not _has_divisions(c, net)
+        divided = _has_divisions(c, net)
+        ask = few and iu.counting_available() and (isl_first.dividing or not divided)
         counted = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS) if ask else None
         if counted is not None:
             return counted
-        if ask:
+        if ask and divided:
+            isl_first.dividing = False
+        elif ask:
             isl_first.asking = False
         depth = event_replayed_depth(c, net, tables)
         if depth is not None:
@@ -418,7 +426,8 @@ def _few_pieces(c: Channel, net: ProcessNetwork) -> bool:
 def _has_divisions(c: Channel, net: ProcessNetwork) -> bool:
     """Whether the producer's or the consumer's domain has an integer division: barvinok's count over
     redblack-2d's parity (`(i + j) % 2`) ran past its 2 s limit on every FIFO at T=22, N=76, and the
-    replay came after (82 s against 50).  The tile coordinates' divisions in schedules and relations
+    replay came after (82 s against 50), so the first such count that does not answer stops the
+    others of its network (`IslFirst.dividing`).  The tile coordinates' divisions in schedules and relations
     do not slow it (2mm's load FIFOs: 0.05 s)."""
     return any(bs.dim(isl.dim_type.div) for p in (c.producer, c.consumer)
                for bs in net.process(p).domain.get_basic_sets())
