@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Optional
 
 from .dpn.memports import words_per_beat
-from .dpn.tiling import slab_dim
+from .dpn.tiling import max_parts
 from .metrics import compulsory_by_channel, memory_words_per_cycle
 from .rtl.generate import dsp_blocks
 
@@ -104,7 +104,7 @@ def choose_parallel(cycles: int, work: int, parts: int, dsp_per_part: int, budge
     per band (slabs it chose itself) in `cycles`, its busiest process `work` iterations: what is
     beyond them (pipeline fill and drain, stalls) is taken as fixed, and the work is shared by P parts
     at `--parallel P`, so only a P above `parts` can be faster.  `max_parts`: the most parts a band can
-    be cut into (its tiles' size along the slab hyperplane, `tiling.slab_dim`); `roof_at(P)`: the
+    be cut into (`tiling.max_parts`); `roof_at(P)`: the
     memory roof at P."""
     fixed = max(0, cycles - work)
     predicted = {1: max(cycles, roof_at(1))}
@@ -145,4 +145,4 @@ def parallel_bound(program: "PolyProgram", net: Optional["ProcessNetwork"], cycl
     def roof(p: int) -> int:
         return memory_roof(words, rate, read_only, p, lines, per_part_ports and p > 1)
 
-    return choose_parallel(cycles, work, parts, per_part, budget, min(b.sizes[slab_dim(b)] for b in bands), roof)
+    return choose_parallel(cycles, work, parts, per_part, budget, min(max_parts(b) for b in bands), roof)

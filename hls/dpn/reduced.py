@@ -12,8 +12,8 @@ corner holds `MIN_CORNER` instances; cut by a quarter while it holds more than `
 full-size network is then built once, with the choice (`pipeline._realized`).  The corner is a
 program of its own: its dataflow is recomputed, values from outside it are live-in.
 
-With parallel parts (`--parallel P`), the hyperplane the tiles are cut into slabs along
-(`tiling.slab_dim`) keeps its full tile size in the corner, one tile of it: a part's slab is then as
+With parallel parts (`--parallel P`), the hyperplanes the tiles are cut into slabs along
+(`tiling.cut_dims`) keep their full tile size in the corner, one tile of them: a part's slab is then as
 wide there as at full size, and there are as many parts (`TileBand.full`: the cut points and part
 counts come from the full-size band's work).  On a corner cut to 16 along it, syrk's 16 parts at M=60,
 N=80 had one row each (five at full size), too few iterations between a reduction's steps to hide
@@ -31,7 +31,7 @@ import islpy as isl
 from ..poly import isl_utils as iu
 from ..poly.program import PolyProgram
 from .restrict import instance_count, loops_capped, restricted
-from .tiling import Tiling, slab_dim, with_bands
+from .tiling import Tiling, cut_dims, with_bands
 
 __all__ = ["REDUCE_ABOVE", "TILE_CAP", "SPAN_CAP", "MIN_CORNER", "MAX_CORNER", "MIN_TILE_CAP",
            "MIN_SPAN_CAP", "SHORT_SPANS_ABOVE", "reduced_instance"]
@@ -130,7 +130,7 @@ def reduced_instance(program: PolyProgram, tiling: Tiling, parallel: int = 1) ->
     if not tiling.is_tiled:
         return None
     whole = instance_count(program)
-    kept = [{slab_dim(b)} if parallel > 1 and b.depth else set() for b in tiling.bands]
+    kept = [set(cut_dims(b, parallel)) if parallel > 1 and b.depth else set() for b in tiling.bands]
 
     def halved(c: Optional[tuple[PolyProgram, Tiling]]) -> bool:
         return c is not None and instance_count(c[0]) <= whole // 2

@@ -12,6 +12,12 @@ points per band, so the statements of a slab stay in one process (`partition.sla
 
 Equal ranges are kept unless the counted cuts lower the busiest slab's work by `GAIN` at least: on
 the rectangular bands, where both agree up to rounding, the networks do not change.
+
+A slab cannot be thinner than one hyperplane of its tile: 64 parts of conv2d's 40-row tiles leave 24
+empty, and syrk's last row alone holds 1/41 of its triangle.  So a band with a second coincident
+hyperplane may be cut in two levels instead (`slab_grid`): p1 slabs along the first, each cut into
+p2 along the second on its own counted work (p1 x p2 = parts), when the busiest part then holds
+`GAIN` less work than with the one-level cut.
 """
 
 from __future__ import annotations
@@ -23,9 +29,10 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 
-__all__ = ["GAIN", "equal_cuts", "slab_cuts", "offset_in_tile"]
+__all__ = ["GAIN", "equal_cuts", "slab_cuts", "slab_grid", "offset_in_tile"]
 
 GAIN = 0.05  # the counted cuts are kept when the busiest slab does at least 5% less work
+LEVELS = 2  # the most hyperplanes a tile is cut along (`slab_grid`)
 
 
 def equal_cuts(size: int, parts: int) -> tuple[int, ...]:
@@ -46,6 +53,75 @@ def slab_cuts(hyperplanes: Mapping[str, isl.Map], d: int, low: int, size: int, p
     maps to the band's coordinates, restricted to their domains."""
     texts = tuple(sorted(str(m) for m in hyperplanes.values()))
     return _cuts(texts, d, low, size, parts)
+
+
+#: A part of a tile: per cut hyperplane (its index in the band), the range [start, end) of offsets
+#: inside the tile that the part holds.
+Part = tuple[tuple[int, int, int], ...]
+
+
+def slab_grid(hyperplanes: Mapping[str, isl.Map], dims: tuple[int, ...], lows: tuple[int, ...],
+              sizes: tuple[int, ...], parts: int) -> tuple[Part, ...]:
+    """The `parts` parts of every tile (module docstring): one level of `slab_cuts` along `dims[0]`,
+    or two levels along `dims[0]` then `dims[1]` (coincident hyperplanes) where that lowers the
+    busiest part's work by `GAIN`.  Parts may be empty (a tile thinner than the parts)."""
+    texts = tuple(sorted(str(m) for m in hyperplanes.values()))
+    return _grid(texts, tuple(dims[:LEVELS]), tuple(lows), tuple(sizes), parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _grid(texts: tuple[str, ...], dims: tuple[int, ...], lows: tuple[int, ...], sizes: tuple[int, ...],
+          parts: int) -> tuple[Part, ...]:
+    d1 = dims[0]
+    one = _cuts(texts, d1, lows[d1], sizes[d1], parts)
+    flat = tuple(((d1, a, b),) for a, b in zip(one, one[1:]))
+    if len(dims) < 2 or parts <= 1:
+        return flat
+    d2 = dims[1]
+    maps = [isl.Map(t) for t in texts]
+    prefix = _prefix_counts(maps, d1, lows[d1], sizes[d1])
+    counted = prefix is not None and prefix[-1] > 0
+
+    def busiest_flat() -> float:
+        if counted:
+            return max(prefix[b] - prefix[a] for a, b in zip(one, one[1:]))
+        return max(b - a for a, b in zip(one, one[1:])) / sizes[d1]
+
+    best, best_work = flat, busiest_flat()
+    for p1 in sorted((p for p in range(2, parts) if parts % p == 0), reverse=True):
+        p2 = parts // p1
+        if p2 > sizes[d2]:
+            continue
+        rows = _cuts(texts, d1, lows[d1], sizes[d1], p1)
+        grid, work = [], 0.0
+        for a, b in zip(rows, rows[1:]):
+            cols, busiest = _nested_cuts(maps, d1, a, b, d2, lows, sizes, p2, counted)
+            grid.extend(((d1, a, b), (d2, c, e)) for c, e in zip(cols, cols[1:]))
+            work = max(work, busiest if counted else (b - a) / sizes[d1] * busiest)
+        if work <= (1 - GAIN) * best_work and (best is flat or work < best_work):
+            best, best_work = tuple(grid), work
+    return best
+
+
+def _nested_cuts(maps: list[isl.Map], d1: int, a: int, b: int, d2: int, lows: tuple[int, ...],
+                 sizes: tuple[int, ...], parts: int, counted: bool) -> tuple[tuple[int, ...], float]:
+    """The cuts along `d2` of the slab [a, b) along `d1`, on that slab's own counted work where
+    `counted` (else equal ranges), and its busiest part's work (counted instances, or the fraction of
+    the tile's width along `d2`)."""
+    equal = equal_cuts(sizes[d2], parts)
+    if not counted:
+        return equal, max(e - c for c, e in zip(equal, equal[1:])) / sizes[d2]
+    n = maps[0].dim(isl.dim_type.out) if maps else 0
+    f = [f"f{k}" for k in range(n)]
+    local = offset_in_tile(f, d1, lows[d1], sizes[d1])
+    slab = isl.Set(f"{{ [{', '.join(f)}] : {a} <= {local} < {b} }}")
+    prefix = _prefix_counts([m.intersect_range(slab) for m in maps], d2, lows[d2], sizes[d2])
+    if prefix is None:
+        return equal, float("inf")  # not counted: the two-level cut is not compared
+    if prefix[-1] == 0:
+        return equal, 0
+    cuts = _minimax_cuts(prefix, parts) if parts < sizes[d2] else equal
+    return cuts, max(prefix[e] - prefix[c] for c, e in zip(cuts, cuts[1:]))
 
 
 SCAN_BELOW = 2_000_000  # without barvinok, instances up to which the prefix counts are scanned by isl

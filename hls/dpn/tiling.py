@@ -25,6 +25,7 @@ exactly with isl.
 from __future__ import annotations
 
 
+import math
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
@@ -37,7 +38,7 @@ from ..poly.lexorder import ordered_pairs
 from ..poly.program import PolyProgram
 from .restrict import instance_count, sampled
 from .shifts import extended, refit_shifts
-from .slab_cuts import offset_in_tile, slab_cuts
+from .slab_cuts import offset_in_tile, slab_grid
 
 DEFAULT_LOCAL_WORDS = 8192
 MIN_INNER_TRIP = 8  # the innermost point loop should cover a floating-point operator's pipeline
@@ -410,29 +411,54 @@ def slabs_independent(band: TileBand) -> bool:
 
 
 def slab_dim(band: TileBand) -> int:
-    """The hyperplane along which `parallel_parts` cuts a tiled band's tiles into slabs: the first
-    coincident one among the outer ones, else the first.  A tile's size along it is the most parts
-    that are not empty."""
+    """The hyperplane along which `parallel_parts` cuts a tiled band's tiles into slabs first: the
+    first coincident one among the outer ones, else the first."""
     return next((k for k in range(max(1, band.depth - 1)) if band.coincident[k]), 0)
+
+
+def slab_dims(band: TileBand) -> tuple[int, ...]:
+    """The hyperplanes `parallel_parts` may cut a band's tiles along: `slab_dim`, and the next
+    coincident outer one when there is one (two-level cuts, `slab_cuts.slab_grid`; slabs along a
+    carried hyperplane form a pipeline and are cut along it alone)."""
+    d = slab_dim(band)
+    if not band.coincident[d]:
+        return (d,)
+    return (d,) + tuple(k for k in range(d + 1, max(1, band.depth - 1)) if band.coincident[k])[:1]
+
+
+def cut_dims(band: TileBand, parallel: int) -> tuple[int, ...]:
+    """The hyperplanes `parallel_parts` cuts the band's tiles along into `parallel` parts: a reduced
+    instance keeps their whole tile (`reduced.reduced_instance`), where the other ones are cut."""
+    grid = _grid_of(band, parallel)
+    return tuple(sorted({d for part in grid for d, _a, _b in part}))
+
+
+def _grid_of(band: TileBand, parallel: int):
+    work = band.full or band
+    return slab_grid(work.hyperplanes, slab_dims(band), band.lows, band.sizes, parallel)
+
+
+def max_parts(band: TileBand) -> int:
+    """The most non-empty parts a band's tiles can be cut into: its tiles' extent over `slab_dims`."""
+    return math.prod(band.sizes[d] for d in slab_dims(band))
 
 
 def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
     """Sub-bands of a statement (section 5.2, "adding parallelism"): each tile is cut into `parallel`
-    slabs along one surrounding hyperplane: the first coincident one (no dependence between slabs,
-    they run fully in parallel), else the first one (slabs form a pipeline), at offsets that share
-    the band's counted work evenly (`slab_cuts`).  Returns the non-empty parts with their slab index:
-    statements of one band share the slabs."""
+    parts along the first coincident outer hyperplane (no dependence between slabs, they run fully
+    in parallel), else the first one (slabs form a pipeline), at offsets that share the band's
+    counted work evenly; or in two levels, along a second coincident one too, where a tile is too
+    thin for one level to share its work (`slab_cuts.slab_grid`).  Returns the non-empty parts with
+    their slab index: statements of one band share the slabs."""
     if parallel <= 1 or not band.depth:
         return [(0, domain)]
-    d = slab_dim(band)
-    size, lo = band.sizes[d], band.lows[d]
-    work = band.full or band
-    cuts = slab_cuts(work.hyperplanes, d, lo, size, parallel)  # on counted work (`dpn.slab_cuts`)
+    grid = _grid_of(band, parallel)
     f = [f"f{k}" for k in range(band.depth)]
-    local = offset_in_tile(f, d, lo, size)
     out = []
-    for part in range(parallel):
-        slab = isl.Set(f"{{ [{', '.join(f)}] : {cuts[part]} <= {local} < {cuts[part + 1]} }}")
+    for part, ranges in enumerate(grid):
+        cond = " and ".join(f"{a} <= {offset_in_tile(f, d, band.lows[d], band.sizes[d])} < {b}"
+                            for d, a, b in ranges)
+        slab = isl.Set(f"{{ [{', '.join(f)}] : {cond} }}")
         dom = band.hyperplanes[statement].intersect_range(slab).domain().intersect(domain)
         if not dom.is_empty():
             out.append((part, iu.reread(iu.coalesced(dom))))

@@ -314,12 +314,12 @@ def _slab_rows(program, tiling, parallel: int) -> dict:
 
 
 def test_a_parallel_corner_has_the_full_size_parts():
-    """With `--parallel 16`, syrk's corner keeps the slab hyperplane's whole tile, the full-size
+    """With `--parallel 16`, syrk's corner keeps the cut hyperplanes' whole tiles, the full-size
     band's cut points and part counts: every part covers the rows it covers at full size.  A corner
     cut to 16 rows gave each of the 16 parts one row (five at full size), too few iterations between a
     reduction's steps: the network chosen there was estimated at 98k cycles, and modelled 32k at full
     size (24k with the full-size parts)."""
-    from hls.dpn.tiling import auto_tiling, slab_dim
+    from hls.dpn.tiling import auto_tiling, cut_dims
     from hls.frontend.privatize import privatize
 
     res = run(Options(str(ROOT / "examples" / "syrk.c"), defines=("N=80", "M=60"), tile="auto"), until="dataflow")
@@ -328,12 +328,12 @@ def test_a_parallel_corner_has_the_full_size_parts():
     full = _slab_rows(program, tiling, 16)
     small, small_tiling = reduced.reduced_instance(program, tiling, parallel=16)
     band, corner = next(b for b in tiling.bands if b.depth), next(b for b in small_tiling.bands if b.depth)
-    d = slab_dim(band)
-    assert corner.sizes[d] == band.sizes[d] and corner.full is band
-    assert max(corner.sizes[k] for k in range(corner.depth) if k != d) < band.sizes[d]  # the other ones are cut
+    dims = cut_dims(band, 16)
+    assert dims and all(corner.sizes[d] == band.sizes[d] for d in dims) and corner.full is band
+    assert all(corner.sizes[k] < band.sizes[k] for k in range(corner.depth) if k not in dims)  # the others are cut
     assert len(full) > 16 and _slab_rows(small, small_tiling, 16) == full
     serial, serial_tiling = reduced.reduced_instance(program, tiling)  # one part: the slab hyperplane is cut too
-    assert next(b for b in serial_tiling.bands if b.depth).sizes[d] < band.sizes[d]
+    assert any(next(b for b in serial_tiling.bands if b.depth).sizes[d] < band.sizes[d] for d in dims)
     assert _slab_rows(serial, serial_tiling, 16) != full
 
 
@@ -358,11 +358,14 @@ def test_the_corner_choice_is_settled_at_full_size(monkeypatch):
     corner; at full size the corner's choice (wavefront, in uniform slabs) models 12,688 cycles, wavefront
     unmerged 7,729, inner unmerged 7,587 (Verilator: 8,469 at `--stall 0.3`, bit-exact).  With one write
     channel for C and `C *= beta` in one process, as these figures were taken: with a store unit per slab
-    and the light statement in parts the corner's own choice is within 5% of the best."""
+    and the light statement in parts the corner's own choice is within 5% of the best; and with slabs
+    cut along one hyperplane (`slab_cuts.LEVELS`): cut along two, the corner keeps both whole."""
     import hls.dpn.partition as partition
+    import hls.dpn.slab_cuts as slab_cuts
     import hls.pipeline as pipeline
 
     monkeypatch.setattr(partition, "LIGHT_SHARE", 1.0)  # a light statement's proportional share of parts
+    monkeypatch.setattr(slab_cuts, "LEVELS", 1)
     opts = Options(str(ROOT / "examples" / "syrk.c"), defines=("N=40", "M=30"), tile="auto", parallel=4,
                    write_ports="shared")
     settled = run(opts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from hls.dpn.slab_cuts import equal_cuts, slab_cuts
+from hls.dpn.slab_cuts import equal_cuts, slab_cuts, slab_grid
 
 TRIANGLE = {"S": isl.Map("{ S[i, j] -> [i, j] : 0 <= j <= i < 32 }")}
 SQUARE = {"S": isl.Map("{ S[i, j] -> [i, j] : 0 <= i < 32 and 0 <= j < 24 }")}
@@ -68,3 +68,45 @@ def _candidates(size: int, parts: int, cuts: tuple[int, ...]):
             c[k] += step
             if all(a < b for a, b in zip(c, c[1:])):
                 yield tuple(c)
+
+
+def _grid_work(maps, grid, lows, sizes) -> list[int]:
+    """Instances per part of a `slab_grid`, enumerated point by point; each point in exactly one part."""
+    out = [0] * len(grid)
+    for m in maps.values():
+        points = []
+        m.range().foreach_point(lambda p: points.append(
+            [int(p.get_coordinate_val(isl.dim_type.set, d).to_python()) for d in range(len(sizes))]))
+        for v in points:
+            inside = [k for k, part in enumerate(grid)
+                      if all(a <= (v[d] - lows[d]) % sizes[d] < b for d, a, b in part)]
+            assert len(inside) == 1, (v, inside)
+            out[inside[0]] += 1
+    return out
+
+
+def test_thin_tiles_are_cut_in_two_levels():
+    """8 rows cannot hold 16 parts: the rows are cut in 8 (or fewer) and each row range in columns,
+    and every part gets an equal share of the rectangle."""
+    grid = slab_grid(SQUARE, (0, 1), (0, 0), (8, 24), 16)
+    assert len(grid) == 16 and all(len(part) == 2 for part in grid)
+    work = _grid_work(SQUARE, grid, (0, 0), (8, 24))
+    assert sum(work) == 32 * 24 and max(work) == 32 * 24 // 16
+    flat = slab_grid(SQUARE, (0,), (0, 0), (8, 24), 16)  # one level: half the parts empty
+    assert max(_grid_work(SQUARE, flat, (0, 0), (8, 24))) == 2 * max(work)
+
+
+def test_triangle_two_levels_lower_the_busiest_part():
+    """On a triangle cut into as many parts as it has rows, one level leaves the longest row as the
+    busiest part; two levels cut each row range on its own counted work."""
+    grid = slab_grid(TRIANGLE, (0, 1), (0, 0), (32, 32), 32)
+    work = _grid_work(TRIANGLE, grid, (0, 0), (32, 32))
+    assert sum(work) == 32 * 33 // 2
+    flat = _grid_work(TRIANGLE, slab_grid(TRIANGLE, (0,), (0, 0), (32, 32), 32), (0, 0), (32, 32))
+    assert max(flat) == 32 and max(work) <= 0.95 * max(flat)
+
+
+def test_rectangle_with_enough_rows_keeps_one_level():
+    grid = slab_grid(SQUARE, (0, 1), (0, 0), (32, 24), 4)
+    assert all(len(part) == 1 for part in grid)
+    assert tuple(a for (_d, a, _b), in grid) + (32,) == equal_cuts(32, 4)
