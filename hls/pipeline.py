@@ -25,7 +25,8 @@ from .dpn import reduced as reduction
 from .dpn.reduced import reduced_instance
 from .dpn.restrict import instance_count
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
-                          slabs_independent, tile_program, with_fission, with_point_order)
+                          slabs_independent, tile_program, two_level_cuts, with_fission, with_one_level,
+                          with_point_order)
 from .dpn.serialize import network_to_json
 from .dpn.shifts import linear_text
 from .dpn.tables import NetworkTables
@@ -498,9 +499,11 @@ def _reduced(program: PolyProgram, bases: Sequence[Tiling],
     return [bases[k] for k in kept], [out[k] for k in kept]
 
 
-def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts: Options) -> _Built:
+def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts: Options,
+              one_level: bool = False) -> _Built:
     """The network chosen on a reduced instance (`small`), built once at full size: the same base
-    tiling, point order, fission, merge strategy or slabs, operand read policy and `deepen` words."""
+    tiling, point order, fission, merge strategy or slabs, operand read policy and `deepen` words;
+    with `one_level`, its parallel parts cut along one hyperplane only (`tiling.with_one_level`)."""
     cfg = small.config
     base = bases[cfg["base"]]
     tiling = base
@@ -508,6 +511,8 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
         tiling = with_point_order(program, base, cfg["point_order"]) or base
     if cfg.get("fission"):
         tiling = with_fission(program, tiling) or tiling
+    if one_level:
+        tiling = with_one_level(tiling)
     groups: Sequence[Sequence[str]] = ()
     parallel, uniform = opts.parallel, False
     part = None  # the partition a merge is planned on, reused: it is the costliest pass at full size
@@ -549,8 +554,9 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
                           small: _Built, chosen: _Built, opts: Options) -> tuple[_Built, _Built]:
     """The reduced instance's choice, checked at full size where the corner may mislead.  Realized and
     modelled at full size beside it: its variant's plain partition when it is merged or cut into
-    slabs, and the variant nearest to it on the corner (within `NEAR_TIE`), plain.  The fastest is
-    kept, or the chosen network under the merging rule (`_balanced`): within `MERGE_SLACK` of the
+    slabs, the same network with its parallel parts cut along one hyperplane when they are cut along
+    two (`tiling.two_level_cuts`), and the variant nearest to it on the corner (within `NEAR_TIE`),
+    plain.  The fastest is kept, or the chosen network under the merging rule (`_balanced`): within `MERGE_SLACK` of the
     fastest, with fewer cycles x compute processes.  (small, chosen) kept."""
     ranked = sorted((b.cycles, k) for k, b in enumerate(built) if b.cycles is not None)
     if not ranked or chosen.cycles is None:
@@ -559,6 +565,9 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
     others: list[tuple[_Built, _Built, str, str]] = []  # (corner network, full-size one, its name, why tried)
     if "merge" in small.config or "slabs" in small.config:
         others.append((built[k], _realized(program, bases, built[k], opts), "its unmerged network", ""))
+    if two_level_cuts(chosen.network.tiling, opts.parallel):
+        others.append((small, _realized(program, bases, small, opts, one_level=True),
+                       "its parts cut along one hyperplane", ""))
     if len(ranked) > 1 and ranked[1][0] <= ranked[0][0] * (1 + NEAR_TIE):
         k2 = ranked[1][1]
         others.append((built[k2], _realized(program, bases, built[k2], opts),

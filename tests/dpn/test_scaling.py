@@ -429,3 +429,20 @@ def test_a_one_tile_band_gets_a_corner_of_shorter_spans(tmp_path):
     assert max(band.sizes) <= reduced.SPAN_CAP and max(shrunk.sizes) < max(band.sizes)  # cut below the first cap
     assert all(min(s, e) >= min(reduced.MIN_SPAN_CAP, e)
                for b, sb in zip(tiling.bands, small_tiling.bands) if b.depth for s, e in zip(sb.sizes, b.extents))
+
+
+def test_parts_cut_in_two_levels_are_checked_against_one_level_at_full_size():
+    """Tiles of 8 rows cut into 16 parts: the rows are cut, then the columns of each row range
+    (`slab_cuts.slab_grid`).  At full size the same network with parts cut along rows only is modelled
+    too (`pipeline._settled_at_full_size`), and the network kept is no slower than it."""
+    import re
+
+    from hls.dpn.tiling import cut_dims
+
+    res = run(Options(str(ROOT / "examples" / "conv2d.c"), defines=("H=34", "W=34"), tile="auto",
+                      local_words=64, parallel=16))
+    band = next(b for b in res.network.tiling.bands if b.depth)
+    assert band.sizes[0] < 16 and len(cut_dims(band, 16)) == 2
+    note = next(n for n in res.network.notes if "its parts cut along one hyperplane" in n)
+    one_level = int(re.search(r"its parts cut along one hyperplane: (\d+) cycles", note).group(1))
+    assert res.timing["estimated_cycles"] <= one_level
