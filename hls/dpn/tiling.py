@@ -446,14 +446,14 @@ def two_level_cuts(tiling: Tiling, parallel: int) -> bool:
 
 def with_one_level(tiling: Tiling) -> Tiling:
     """The same tiling with its tiles cut along one hyperplane only: two levels share a band's work
-    more evenly, yet a band whose results another band reads may wait longer on them (2mm at P = 64:
-    8,740 modelled cycles in two levels, 6,687 in one), so the pipeline models both at full size."""
+    more evenly but cost processes, loads and channels, so the pipeline models both at full size."""
     return replace(tiling, bands=tuple(replace(b, levels=1) for b in tiling.bands))
 
 
 def max_parts(band: TileBand) -> int:
-    """The most non-empty parts a band's tiles can be cut into: its tiles' extent over `slab_dims`."""
-    return math.prod(band.sizes[d] for d in slab_dims(band))
+    """The most non-empty parts a band's tiles can be cut into: its tiles' extent over the hyperplanes
+    it may be cut along (`slab_dims`, up to its `levels`)."""
+    return math.prod(band.sizes[d] for d in slab_dims(band)[:band.levels])
 
 
 def parallel_parts(band: TileBand, statement: str, domain: isl.Set, parallel: int) -> list[tuple[int, isl.Set]]:
