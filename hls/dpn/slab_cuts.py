@@ -33,7 +33,6 @@ from ..poly import isl_utils as iu
 __all__ = ["GAIN", "equal_cuts", "slab_cuts", "slab_grid", "offset_in_tile"]
 
 GAIN = 0.05  # the counted cuts are kept when the busiest slab does at least 5% less work
-LEVELS = 2  # the most hyperplanes a tile is cut along (`slab_grid`)
 #: two levels are tried only where one level leaves the busiest part this far above an even share of
 #: the band's work: they cost processes, controls and loads, and they change which corner the choice is
 #: made on (2mm at P = 16: 14 parts of 3 rows against 2.5 rows each, 20% above; the corner that keeps
@@ -72,7 +71,7 @@ def slab_grid(hyperplanes: Mapping[str, isl.Map], dims: tuple[int, ...], lows: t
     or two levels along `dims[0]` then `dims[1]` (coincident hyperplanes) where that lowers the
     busiest part's work by `GAIN`.  Parts may be empty (a tile thinner than the parts)."""
     texts = tuple(sorted(str(m) for m in hyperplanes.values()))
-    return _grid(texts, tuple(dims[:LEVELS]), tuple(lows), tuple(sizes), parts)
+    return _grid(texts, tuple(dims), tuple(lows), tuple(sizes), parts)
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,12 +87,9 @@ def _grid(texts: tuple[str, ...], dims: tuple[int, ...], lows: tuple[int, ...], 
     prefix = _prefix_counts(maps, d1, lows[d1], sizes[d1])
     counted = prefix is not None and prefix[-1] > 0
 
-    def busiest_flat() -> float:
-        if counted:
-            return max(prefix[b] - prefix[a] for a, b in zip(one, one[1:]))
-        return max(b - a for a, b in zip(one, one[1:])) / sizes[d1]
-
-    best, best_work = flat, busiest_flat()
+    best = flat
+    best_work = (max(prefix[b] - prefix[a] for a, b in zip(one, one[1:])) if counted
+                 else max(b - a for a, b in zip(one, one[1:])) / sizes[d1])
     if best_work <= (1 + UNEVEN) * (prefix[-1] if counted else 1) / parts:
         return flat
     for p1 in sorted((p for p in range(2, parts) if parts % p == 0), reverse=True):

@@ -632,7 +632,8 @@ def _levels_set(program: PolyProgram, bands: list[TileBand]) -> list[TileBand]:
     hyperplanes whole and chose another tiling)."""
     band_of = {st: k for k, b in enumerate(bands) for st in b.statements}
     flow = program.flow.dependences if program.flow is not None else ()
-    linked = {band_of.get(x) for d in flow if band_of.get(d.source) != band_of.get(d.sink) for x in (d.source, d.sink)}
+    linked = {band_of.get(x) for d in flow if band_of.get(d.source) != band_of.get(d.sink)
+              for x in (d.source, d.sink)}
     return [replace(b, levels=1) if k in linked else b for k, b in enumerate(bands)]
 
 

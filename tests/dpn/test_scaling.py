@@ -359,13 +359,13 @@ def test_the_corner_choice_is_settled_at_full_size(monkeypatch):
     unmerged 7,729, inner unmerged 7,587 (Verilator: 8,469 at `--stall 0.3`, bit-exact).  With one write
     channel for C and `C *= beta` in one process, as these figures were taken: with a store unit per slab
     and the light statement in parts the corner's own choice is within 5% of the best; and with slabs
-    cut along one hyperplane (`slab_cuts.LEVELS`): cut along two, the corner keeps both whole."""
+    cut along one hyperplane (`TileBand.levels`): cut along two, the corner keeps both whole."""
     import hls.dpn.partition as partition
-    import hls.dpn.slab_cuts as slab_cuts
+    import hls.dpn.tiling as tiling
     import hls.pipeline as pipeline
 
     monkeypatch.setattr(partition, "LIGHT_SHARE", 1.0)  # a light statement's proportional share of parts
-    monkeypatch.setattr(slab_cuts, "LEVELS", 1)
+    monkeypatch.setattr(tiling, "_levels_set", lambda program, bands: [replace(b, levels=1) for b in bands])
     opts = Options(str(ROOT / "examples" / "syrk.c"), defines=("N=40", "M=30"), tile="auto", parallel=4,
                    write_ports="shared")
     settled = run(opts)
