@@ -1,11 +1,12 @@
-"""Register copies inside the channel templates (docs/rtl-timing.md, session 20b) must equal what they
-copy in every cycle of a run under back-pressure, checked by an assertion added to the generated
-Verilog: each 16-bit slice of a wide FIFO (64-bit words) has the same queue enables and selects
-(`q_we`, `q_w1`) as the first slice, and its head pointer copy `hp_d` equals `hp`; a narrow FIFO
-(32-bit words) has one slice; each 16-bit slice but the first of a wide FIFO's output selects its
-word with copies of `r_empty` and `r_hp` of its own, and each 16-bit slice but the first of a wide
-buffer's input queue loads with copies of `e0_hold`, `e0_from1` and `e1_hold` of its own.  Kernels: atax (binary64 FIFOs, one a recurrence through a FIFO of
-depth 23, in RAM) and conv2d (binary64 FIFOs of depth 3 and 299); and widths whose last slice is
+"""Register copies inside the channel templates (docs/rtl-timing.md, sessions 20b and 41) must equal
+what they copy in every cycle of a run under back-pressure, checked by an assertion added to the
+generated Verilog: each 16-bit slice of a wide FIFO (64-bit words) has the same queue enables and
+selects (`q_we`, `q_w1`) as the first slice, and its head pointer copy `hp_d` equals `hp`; a narrow
+FIFO (32-bit words) has one slice.  Each 16-bit slice but the first of a wide FIFO selects its
+output with copies of `r_empty` and `r_hp` and loads its ring with copies of `r_we0` and `r_we1`;
+each 16-bit slice but the first of a wide buffer's input queue loads with copies of `e0_hold`,
+`e0_from1` and `e1_hold`.  Kernels: atax (binary64 FIFOs, one a recurrence through a FIFO of depth
+23, in RAM) and conv2d (binary64 FIFOs of depth 3 and 299); and widths whose last slice is
 narrower, against the cycle-accurate FIFO model.  A buffer of more than 64 slots looks the slot of
 its input register's word up in banks of 64, each with its own copy of the slot: the OR of the
 banks' hits must equal `full_q` at the slot whenever the register holds a word."""
@@ -32,8 +33,9 @@ _SLICE_CHECK = ("            always @(posedge clk) if (!rst && (q_we != g_slice[
                 "                $fatal(1, \"%m: a slice's copies differ from the first slice's\");\n")
 
 _OUT = "            assign out_data[LO +: W] ="
-_OUT_CHECK = ("            always @(posedge clk) if (!rst && (r_empty_c != r_empty || r_hp_c != r_hp))\n"
-              "                $fatal(1, \"%m: a slice's output selects differ from r_empty and r_hp\");\n")
+_OUT_CHECK = ("            always @(posedge clk) if (!rst && (r_empty_c != r_empty || r_hp_c != r_hp"
+              " || r_we0_c != r_we0 || r_we1_c != r_we1))\n"
+              "                $fatal(1, \"%m: a slice's output selects or ring enables differ from the first\");\n")
 _DATA = "            always @(posedge clk) begin\n                if (!h0) e0_d"
 _DATA_CHECK = ("            always @(posedge clk) if (h0 != e0_hold || f1 != e0_from1 || h1 != e1_hold)\n"
                "                $fatal(1, \"%m: a data slice's enables differ from the queue's\");\n")
