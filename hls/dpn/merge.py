@@ -164,7 +164,6 @@ def merge_processes(net: ProcessNetwork, groups: Sequence[Sequence[str]]) -> Pro
         if cons in embed:
             rel, cons = rel.apply_range(embed[cons]), new_name[cons]
         out.add_channel(replace(c, producer=prod, consumer=cons, relation=iu.coalesced(rel)))
-    out.verify()
     return out
 
 

@@ -223,7 +223,11 @@ class ProcessNetwork:
         return n
 
     def verify(self) -> None:
-        """Structural invariants: every read port of every compute instance is fed by exactly one channel."""
+        """Structural invariants: every read port of every compute instance is fed by exactly one channel.
+
+        Asked by the tests of the passes that build networks (`tests/dpn/test_network_invariants.py`),
+        not by the passes themselves: over a skewed stencil's load domains the subset and
+        single-valuedness tests were a tenth of a compile (heat-3d at T=10, N=26: 14 s of 133)."""
         for c in self.channels:
             p, q = self.process(c.producer), self.process(c.consumer)
             assert c.relation.domain().is_subset(p.domain), c.name

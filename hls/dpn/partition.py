@@ -376,7 +376,6 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")
     for c in channels:
         net.add_channel(c)
-    net.verify()
     return net
 
 
