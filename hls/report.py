@@ -469,7 +469,8 @@ def report_json(program: PolyProgram, net: ProcessNetwork, summary: dict, *, top
     chans = [{
         "name": c.name, "producer": c.producer, "consumer": c.consumer, "source_port": c.source_port,
         "sink_port": c.sink_port, "kind": c.kind.value, "depth": c.depth, "width": c.width, "words": c.words,
-        "max_live": c.max_live, "moduli": list(c.moduli), "why_not_fifo": _why_not_fifo(c), "role": c.role,
+        "max_live": c.max_live, "moduli": list(c.moduli), "sized_by": c.sized_by, "why_not_fifo": _why_not_fifo(c),
+        "role": c.role,
     } for c in net.channels]
     t = net.tiling
     tiling = {"description": "none", "reason": "tiling not requested"} if t is None or not t.is_tiled else {

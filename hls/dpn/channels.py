@@ -278,6 +278,52 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
     return tuple(s + 1 for s in spans)
 
 
+def _moduli_within(times: Callable[[], tuple[isl.Map, isl.Map]]) -> Optional[tuple[int, ...]]:
+    """`_moduli` of the (write, last read) times that `times()` builds, both within `seconds`; None
+    when they take longer.  Past that, `band_box_moduli` bounds them: over a skewed stencil's load
+    buffer at a size beyond the replay (jacobi-2d at T=100, N=1000) isl's moduli ran for five minutes,
+    where the bound takes a tenth of a second."""
+    text = text_within(lambda: " ".join(map(str, _moduli(*times()))), MODULI_SECONDS)
+    return None if text is None else tuple(int(b) for b in text.split())
+
+
+def band_box_moduli(write: isl.Map, last: isl.Map) -> Optional[tuple[int, ...]]:
+    """Moduli no smaller than `_moduli`'s, from the box of the values written in one tile band: along
+    each producer dimension, one more than its largest extent among the values whose write times share
+    the first k dimensions (`shared_prefix` of write and last read, as in `_moduli`).
+
+    Why they are safe: a value y alive when x is written has write(y) <= write(x) < last(y), and
+    write(y) and last(y) share their first k dimensions, so write(x) shares them too: values alive
+    together lie in one such group.  Two distinct values of a group first differ at some dimension d,
+    by less than the group's extent along d, so their residues modulo that extent differ there, and
+    the modular slots (`Σ stride_d · (x_d mod b_d)`) of values alive together are distinct.  The
+    extent is a parametric lexmax minus lexmin over the group's k coordinates, maximized by isl:
+    nothing is enumerated and its cost does not grow with the problem.  It equals the exact moduli
+    where a band's values along a dimension are all alive together (a tile row read by the next), and
+    exceeds them where only a window is (a stencil's three rows): `Channel.sized_by` says "bound".
+
+    None where the write and last-read times share no dimension (k = 0: a memory-order token, alive
+    from a store in one band to a load in a later one): the box would be the whole domain (jacobi-2d
+    at T=40, N=200: 550k words for a channel whose exact moduli hold a few thousand), and isl is
+    waited for."""
+    k = shared_prefix(write.reverse().apply_range(last))
+    if k == 0:
+        return None
+    group = write.project_out(isl.dim_type.out, k, write.dim(isl.dim_type.out) - k).reverse()  # g -> x
+    n = write.dim(isl.dim_type.in_)
+    out = []
+    for d in range(n):
+        along = group.project_out(isl.dim_type.out, d + 1, n - d - 1).project_out(isl.dim_type.out, 0, d)
+        extent = along.lexmax_pw_multi_aff().get_pw_aff(0).sub(along.lexmin_pw_multi_aff().get_pw_aff(0))
+        out.append(int(extent.max_val().floor().to_python()) + 1)
+    return tuple(out)
+
+
+def bounded_moduli(c: Channel, net: ProcessNetwork) -> Optional[tuple[int, ...]]:
+    """`band_box_moduli` of a channel's write and last-read times (None where they share no dimension)."""
+    return band_box_moduli(*_times(c, net)[::2])
+
+
 def _largest_distance(at: isl.Set, k: int) -> int:
     """The largest |d_k| over `at`, asked of isl one basic set at a time: its dim_max over the union
     of a skewed 3-d stencil's load deltas (866 basic sets) ran for minutes, one by one 1.6 s."""
@@ -301,8 +347,14 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
             return replace(c, depth=max(1, live), max_live=max(1, live))
         if not bound_large:
             return None
-        return replace(c, depth=max(1, math.prod(_moduli(write, last))), max_live=None)
-    moduli = moduli or _moduli(write, last)
+        bound = _moduli_within(lambda: (write, last)) or band_box_moduli(write, last) or _moduli(write, last)
+        return replace(c, depth=max(1, math.prod(bound)), max_live=None, sized_by="bound")
+    if not moduli:
+        moduli = _moduli_within(lambda: (write, last))
+        bound = band_box_moduli(write, last) if moduli is None else None
+        if bound is not None:
+            return replace(c, depth=max(1, math.prod(bound)), moduli=bound, max_live=None, sized_by="bound")
+        moduli = moduli or _moduli(write, last)
     # a buffer's live count is reported, never its size: counted once, on the network compiled
     # (`with_live_counts`), not on every candidate
     return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=None)
@@ -363,8 +415,10 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     which at full size was most of realizing the chosen network
     (2mm at NI=49 NJ=57 NK=65 NL=74: 10 s of 38).  Beyond, `symbolic_size`: exact, or the upper
     bound for a FIFO barvinok cannot count; a buffer there too gets isl's moduli within
-    `MODULI_SECONDS`, then the replay up to `REPLAY_CELLS`, and only beyond that isl's moduli
-    however long they take.  The tables' replay where the events cannot be enumerated into arrays.
+    `MODULI_SECONDS`, then the replay up to `REPLAY_CELLS`, and beyond that `band_box_moduli`, an
+    upper bound (`Channel.sized_by` "bound") rather than a wait without end, where the values live
+    inside a tile band (else isl's moduli however long they take).  The tables' replay where the
+    events cannot be enumerated into arrays.
     So no large problem is enumerated.  `isl_first`: shared by the channels of one network (`IslFirst`)."""
     tables = tables or NetworkTables(net)  # lazy: what is enumerated is kept for the other channels
     isl_first = isl_first or IslFirst()
@@ -389,13 +443,17 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
         replay_first = not large and cells <= LIFETIME_CELLS and not few
         replayed = event_replayed_moduli(c, net, tables) if replay_first else None
         if replayed is None and not is_small(c, net):
-            text = text_within(lambda: " ".join(map(str, _moduli(*_times(c, net)[::2]))), MODULI_SECONDS)
-            if text is not None:
-                moduli = tuple(int(b) for b in text.split())
-            else:
+            moduli = _moduli_within(lambda: _times(c, net)[::2])
+            if moduli is None:
                 isl_first.asking = isl_first.asking and not few
                 if not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
                     replayed = event_replayed_moduli(c, net, tables)
+                if replayed is None:  # beyond the replay: the bound, not a wait without end
+                    bound = bounded_moduli(c, net)
+                    if bound is not None:
+                        return replace(c, depth=max(1, math.prod(bound)), moduli=bound, max_live=None,
+                                       sized_by="bound")
+                    moduli = _moduli(*_times(c, net)[::2])
         if replayed is not None:
             moduli, live = replayed
             return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
@@ -440,7 +498,7 @@ LIFETIME_CELLS = 300_000
 MODULI_SECONDS = 2.0  # isl's limit on a larger buffer's moduli, then the replay of its lifetimes
 #: values x dimensions up to which a buffer whose moduli isl does not give within `MODULI_SECONDS` is
 #: replayed, large or not (about 500 bytes a cell): heat-3d's load buffers at T=10, N=26 (276k
-#: instances) kept isl for minutes each; beyond, isl is waited for
+#: instances) kept isl for minutes each; beyond, the buffer gets `band_box_moduli`
 REPLAY_CELLS = 1_500_000
 
 

@@ -118,6 +118,10 @@ class Channel:
     depth: Optional[int] = None  # words of storage (FIFO part for FIFO_MULT)
     moduli: tuple[int, ...] = ()  # buffer allocation: slot = (x_k mod moduli_k) over producer dims
     max_live: Optional[int] = None
+    #: "exact", or "bound": the depth or moduli are an upper bound, never smaller than the exact ones
+    #: (a FIFO barvinok could not count, a buffer isl's moduli did not come for in time at a size
+    #: too large to replay: `channels.size_channel`)
+    sized_by: str = "exact"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "relation", iu.reread(self.relation))

@@ -39,7 +39,7 @@ def network_to_json(net: ProcessNetwork) -> dict:
                 "array": c.array, "type": c.type.name, "width": c.width, "source_port": c.source_port,
                 "sink_port": c.sink_port, "ppn_channel": c.ppn_channel, "role": c.role,
                 "kind": None if c.kind is None else c.kind.value, "in_order": c.in_order, "unicity": c.unicity,
-                "depth": c.depth, "moduli": list(c.moduli), "max_live": c.max_live,
+                "depth": c.depth, "moduli": list(c.moduli), "max_live": c.max_live, "sized_by": c.sized_by,
             }
             for c in net.channels
         ],
@@ -72,7 +72,7 @@ def network_from_json(data: dict, program: PolyProgram) -> ProcessNetwork:
             c["name"], c["producer"], c["consumer"], isl.Map(c["relation"]), c["array"], BY_NAME[c["type"]],
             c["source_port"], c["sink_port"], c["ppn_channel"], c["role"],
             None if c["kind"] is None else ChannelKind(c["kind"]), c["in_order"], c["unicity"], c["depth"],
-            tuple(c["moduli"]), c["max_live"],
+            tuple(c["moduli"]), c["max_live"], c.get("sized_by", "exact"),
         ))
     net.notes = list(data.get("notes", []))
     net.late_reads = bool(data.get("late_reads", True))
