@@ -279,7 +279,7 @@ def _moduli(write: isl.Map, last: isl.Map) -> tuple[int, ...]:
 
 
 def _moduli_within(times: Callable[[], tuple[isl.Map, isl.Map]]) -> Optional[tuple[int, ...]]:
-    """`_moduli` of the (write, last read) times that `times()` builds, both within `seconds`; None
+    """`_moduli` of the (write, last read) times that `times()` builds, both within `MODULI_SECONDS`; None
     when they take longer.  Past that, `band_box_moduli` bounds them: over a skewed stencil's load
     buffer at a size beyond the replay (jacobi-2d at T=100, N=1000) isl's moduli ran for five minutes,
     where the bound takes a tenth of a second."""
@@ -349,12 +349,7 @@ def symbolic_size(c: Channel, net: ProcessNetwork, bound_large: bool = False, co
             return None
         bound = _moduli_within(lambda: (write, last)) or band_box_moduli(write, last) or _moduli(write, last)
         return replace(c, depth=max(1, math.prod(bound)), max_live=None, sized_by="bound")
-    if not moduli:
-        moduli = _moduli_within(lambda: (write, last))
-        bound = band_box_moduli(write, last) if moduli is None else None
-        if bound is not None:
-            return replace(c, depth=max(1, math.prod(bound)), moduli=bound, max_live=None, sized_by="bound")
-        moduli = moduli or _moduli(write, last)
+    moduli = moduli or _moduli(write, last)  # exact: `size_channel` bounds the ones that take too long
     # a buffer's live count is reported, never its size: counted once, on the network compiled
     # (`with_live_counts`), not on every candidate
     return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=None)
