@@ -320,7 +320,8 @@ def band_box_moduli(write: isl.Map, last: isl.Map) -> Optional[tuple[int, ...]]:
 
 
 def bounded_moduli(c: Channel, net: ProcessNetwork) -> Optional[tuple[int, ...]]:
-    """`band_box_moduli` of a channel's write and last-read times (None where they share no dimension)."""
+    """`band_box_moduli` of a channel's write and last-read times (None where they share no dimension):
+    what `size_channel` takes beyond the replay, for the tests to check against it."""
     return band_box_moduli(*_times(c, net)[::2])
 
 
@@ -444,11 +445,12 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
                 if not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
                     replayed = event_replayed_moduli(c, net, tables)
                 if replayed is None:  # beyond the replay: the bound, not a wait without end
-                    bound = bounded_moduli(c, net)
+                    write, _first, last = _times(c, net)
+                    bound = band_box_moduli(write, last)
                     if bound is not None:
                         return replace(c, depth=max(1, math.prod(bound)), moduli=bound, max_live=None,
                                        sized_by="bound")
-                    moduli = _moduli(*_times(c, net)[::2])
+                    moduli = _moduli(write, last)
         if replayed is not None:
             moduli, live = replayed
             return replace(c, depth=max(1, math.prod(moduli)), moduli=moduli, max_live=live)
