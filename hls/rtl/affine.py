@@ -123,29 +123,11 @@ def drop_params(obj, values: dict[str, int]):
 # ------------------------------------------------------------------------------------------------
 # sized expressions for the control's next-state logic (`control.Lookahead`)
 #
-# The iteration registers are as wide as their dimension's range (`dim_bounds`), and every
+# The iteration registers are as wide as their dimension's range (`boxes.dim_bounds`), and every
 # comparison is printed at the width its values need: its constants are sized signed literals
 # (`6'sd10`), so Verilog evaluates it at that width instead of 32 bits, and the terms are arranged
 # with positive coefficients on both sides (`x7 == x3` rather than `(-x3 + x7) == 0`, no adder),
 # constant coefficients as shifts and adds (no multiplier: Yosys would map `12 * x` to a DSP).
-
-
-def dim_bounds(dom: isl.Set) -> list[tuple[int, int]]:
-    """(min, max) of every dimension of a bounded, non-empty set without parameters.  Each from the
-    set's projection onto the dimension (the others made existential), by its lexmin and lexmax:
-    the same integers as isl's `dim_min_val` and `dim_max_val`, in a third of their time (a load
-    unit's guards: their boxes were a seventh of compiling gemm at `--parallel 8`)."""
-    n = dom.dim(isl.dim_type.set)
-    out = []
-    for k in range(n):
-        line = dom.project_out(isl.dim_type.set, k + 1, n - k - 1).project_out(isl.dim_type.set, 0, k)
-        out.append((_only_value(line.lexmin()), _only_value(line.lexmax())))
-    return out
-
-
-def _only_value(point: isl.Set) -> int:
-    """The coordinate of a one-point, one-dimensional set."""
-    return int(point.sample_point().get_coordinate_val(isl.dim_type.set, 0).to_python())
 
 
 def signed_width(lo: int, hi: int) -> int:

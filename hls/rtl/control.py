@@ -20,7 +20,7 @@ P_p: mostly a constant or one comparison of narrow registers.  A slot `F(x) mod 
 `F(x)` whose change F(A_p(x)) - F(x) is a constant on P_p (moving along a loop) is updated
 incrementally (`v + δ`, with one conditional subtraction for a slot); otherwise it is computed from x
 with its modulo reduced over the value's range by comparisons.  Registers are as wide as their
-values' ranges over the domain (`affine.dim_bounds`), and comparisons are printed at those widths
+values' ranges over the domain (`boxes.dim_bounds`), and comparisons are printed at those widths
 (`affine.SizedPrinter`), so the next-state logic is one narrow adder and comparator deep before an
 AND-OR of the pieces: the control does not limit the clock.  At `start` the registers take their
 values at the first iteration, computed here.
@@ -35,7 +35,8 @@ import islpy as isl
 from ..dpn.network import Channel, Process
 from ..poly import isl_utils as iu
 from ..poly.lexorder import schedule_successor, with_partner
-from .affine import SizedPrinter, aff_expr, dim_bounds, drop_params, pw_multi_aff_pieces, signed_width
+from ..poly.boxes import apart, dim_bounds
+from .affine import SizedPrinter, aff_expr, drop_params, pw_multi_aff_pieces, signed_width
 
 
 def dim_names(n: int) -> list[str]:
@@ -293,7 +294,7 @@ class Control:
             terms = []
             box = dim_bounds(s) if not s.is_empty() else None
             for p, (piece, ma) in enumerate(self.pieces):
-                if box is None or image_boxes[p] is None or _apart(box, image_boxes[p]):
+                if box is None or image_boxes[p] is None or apart(box, image_boxes[p]):
                     continue
                 pre = s.preimage_multi_aff(ma).intersect(piece)
                 if pre.is_empty():
@@ -380,11 +381,6 @@ class Control:
         multiplexer from registers, not the whole next-state logic (docs/rtl-timing.md)."""
         self._build()
         return self._names_re.sub(r"i_\1", text) if self._names_re else text
-
-
-def _apart(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
-    """Whether two boxes (per dimension: min, max) share no point."""
-    return any(hi < lo2 or hi2 < lo for (lo, hi), (lo2, hi2) in zip(a, b))
 
 
 TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider

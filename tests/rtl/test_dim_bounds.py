@@ -1,11 +1,11 @@
-"""`affine.dim_bounds` (each dimension's projection, lexmin and lexmax) against isl's own
+"""`boxes.dim_bounds` (each dimension's projection, lexmin and lexmax) against isl's own
 `dim_min_val` and `dim_max_val`, on sets of the shapes the control bounds: tiled domains with
 divisions, equalities, several disjuncts, skewed and triangular parts."""
 
 import islpy as isl
 import pytest
 
-from hls.rtl.affine import dim_bounds
+from hls.poly.boxes import dim_bounds
 
 SETS = [
     "{ [i, j] : 0 <= i < 10 and 0 <= j <= i }",
