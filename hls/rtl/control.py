@@ -73,12 +73,7 @@ class Control:
             self.first = _point(times.lexmin().apply(sched.reverse()))
             self.last = _point(times.lexmax().apply(sched.reverse()))
             self.bounds = dim_bounds(dom)
-            succ = schedule_successor(sched)
-            # coalesced first: fewer pieces (a guard register and a term of every next-state OR
-            # each).  A function's lexmin is itself, and isl's lexmin gives its pieces in a fraction
-            # of `PwMultiAff.from_map`'s time (a red-black stencil's load unit at T=22, N=76: 0.13 s
-            # instead of 1.1 s, 94 pieces instead of 96; heat-3d's at T=7, N=18: 0.44 s, 2.1 s)
-            raw = pw_multi_aff_pieces(iu.coalesced(succ).lexmin_pw_multi_aff()) if not succ.is_empty() else []
+            raw = successor_pieces(schedule_successor(sched))
         else:
             self.first = self.last = [0] * n
             self.bounds = [(0, 0)] * n
@@ -405,6 +400,35 @@ def _shift_add(terms: list[tuple[str, int]]) -> str:
                 parts.append(f"nx_{name}" if k == 0 else f"{{nx_{name}, {k}'d0}}")
             k += 1
     return " + ".join(parts)
+
+
+COALESCE_PIECES = 400  # a successor of more basic maps takes them as its pieces, uncoalesced
+
+
+def successor_pieces(succ: isl.Map) -> list[tuple[isl.Set, isl.MultiAff]]:
+    """The successor function as (piece, value) pairs for the next-state logic.
+
+    Coalesced first where that is cheap: fewer pieces (a guard register and a term of every
+    next-state OR each).  A function's lexmin is itself, and isl's lexmin gives its pieces in a
+    fraction of `PwMultiAff.from_map`'s time (a red-black stencil's load unit at T=22, N=76: 0.13 s
+    instead of 1.1 s, 94 pieces instead of 96; heat-3d's at T=7, N=18: 1.4 s, 289 basic maps into 93
+    pieces).  But coalescing grows faster than the pieces: heat-3d's load unit at T=10, N=26 has
+    1,138 basic maps, which isl coalesced in 21 s and took the lexmin of in 20 s more (598 pieces),
+    and another unit's lexmin failed inside isl.  There, and wherever isl's lexmin fails, each basic
+    map is a piece: one of a function, so already single-valued (0.3 s for those 1,138).  Pieces
+    that overlap agree where they do (the successor is a function), so their one-hot terms OR to the
+    same next values."""
+    if succ.is_empty():
+        return []
+    if succ.n_basic_map() <= COALESCE_PIECES:
+        try:
+            return pw_multi_aff_pieces(iu.coalesced(succ).lexmin_pw_multi_aff())
+        except isl.Error:
+            pass
+    out: list[tuple[isl.Set, isl.MultiAff]] = []
+    for bm in succ.get_basic_maps():
+        out.extend(pw_multi_aff_pieces(isl.PwMultiAff.from_map(isl.Map.from_basic_map(bm))))
+    return out
 
 
 def control(proc: Process, values: dict[str, int]) -> Control:
