@@ -9,9 +9,10 @@ sets or functions over the same iteration vector.
 
 **Lookahead.**  Nothing of that is evaluated from the current iteration on the path that uses it.
 Every guard G is a register `g<k>` that holds G(x) for the current iteration x; so is every piece
-selection `[x ∈ P_p]` (one-hot), the last-iteration test, and every slot and address value `v<k>`.
-When the process advances, the registers take their values at next(x), computed from x in parallel
-for every piece and selected by the registered piece bits:
+selection `[x ∈ P_p]` (one-hot, or pieces that agree where they overlap: `successor_pieces`), the
+last-iteration test, and every slot and address value `v<k>`.  When the process advances, the
+registers take their values at next(x), computed from x in parallel for every piece and selected by
+the registered piece bits:
 
     x' = OR_p (pc_p & A_p(x)),   g' = OR_p (pc_p & [A_p(x) ∈ G]),
 
