@@ -214,6 +214,14 @@ class Control:
         self._wires.append(f"wire {decl} {name} = {expr};")
         return name
 
+    def _joined(self, terms: list[str], op: str, decl: str) -> str:
+        """`terms` joined by `op` through wires of at most `JOINED_TERMS` terms each: a guard of
+        heat-3d's store unit at T=10, N=26, one term per successor piece, made a line of 54,000
+        characters, past the 40,000 preprocessor tokens Verilator reads on a line."""
+        while len(terms) > JOINED_TERMS:
+            terms = [self._wire(decl, op.join(terms[k:k + JOINED_TERMS])) for k in range(0, len(terms), JOINED_TERMS)]
+        return op.join(terms)
+
     def _pw_expr(self, pa: isl.PwAff, piece: isl.Set, width: int) -> tuple[str, int, int]:
         """pa on `piece` as a sized expression at >= `width` bits, with its (min, max) there."""
         parts: list[tuple[isl.Set, isl.Aff]] = []
@@ -283,7 +291,7 @@ class Control:
                 w = self.widths[k]
                 v = self._wire(f"signed [{w - 1}:0]", expr)
                 terms.append(f"({{{w}{{{pcs[p]}}}}} & {v})")
-            self.next_x.append(" | ".join(terms) if terms else d)
+            self.next_x.append(self._joined(terms, " | ", f"signed [{self.widths[k] - 1}:0]") if terms else d)
         # guards: a guard's next value on a piece is [x in piece and succ(x) in s]; where the boxes of
         # s and of the piece's image are apart, that is false without asking isl (a load unit's
         # hundreds of pieces times as many guards were most of its control's cost)
@@ -304,7 +312,7 @@ class Control:
                     terms.append(f"({pcs[p]} && ({self.printer.set(pre.gist(piece))}))")
             first = 1 if self._first_set is not None and self._first_set.is_subset(s) else 0
             self.regs.append({"name": name, "width": 1, "signed": False, "first": f"1'b{first}",
-                              "next": " || ".join(terms) if terms else "1'b0"})
+                              "next": self._joined(terms, " || ", "") if terms else "1'b0"})
         # slots and addresses
         for v in self._values:
             if "lin" in v:
@@ -352,7 +360,7 @@ class Control:
                         e = self._wire(f"[{w - 1}:0]", f"{t}[{w - 1}:0]")
                 terms.append(f"({{{w}{{{pcs[p]}}}}} & {e})")
             self.regs.append({"name": name, "width": w, "signed": False, "first": f"{w}'d{v['first']}",
-                              "next": " | ".join(terms) if terms else name})
+                              "next": self._joined(terms, " | ", f"[{w - 1}:0]") if terms else name})
         names = list(self.dims) + [r["name"] for r in self.regs]  # `ahead`'s pattern
         self._names_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b") if names else None
 
@@ -386,6 +394,7 @@ class Control:
         return self._names_re.sub(r"i_\1", text) if self._names_re else text
 
 
+JOINED_TERMS = 64  # the most terms of a next-state OR on one line
 TABLE_ENTRIES = 1024  # a modulo over a range of up to this many values is a table, not a divider
 
 

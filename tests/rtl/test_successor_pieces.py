@@ -1,8 +1,10 @@
 """The control's successor taken as its basic maps, uncoalesced (`control.successor_pieces`, the
-route of successors of many pieces): overlapping or not, the pieces give the same iteration order,
-bit-exact with gcc under Verilator."""
+route of successors of many pieces), with its next-state ORs split into wires (`Control._joined`):
+overlapping or not, the pieces give the same iteration order, bit-exact with gcc under Verilator."""
 
 from __future__ import annotations
+
+import re
 
 import islpy as isl
 import numpy as np
@@ -17,6 +19,8 @@ from sim.inputs import compare, random_inputs
 from sim.rtl_sim import run_rtl
 from tests.kernels import ROOT, example_params
 
+PIECE_TERM = re.compile(r"\(\{\d+\{i_g\d+\}\} & ")
+
 
 def test_basic_map_pieces_are_the_successor():
     times = isl.Set("{ [t, i] : 0 <= t < 4 and t <= i < t + 6 and (i mod 2 = 0 or t = 1) }")
@@ -28,14 +32,22 @@ def test_basic_map_pieces_are_the_successor():
     assert back.is_equal(succ)
 
 
+def _most_piece_terms(design) -> int:
+    """The most pieces' next values (`({w{i_g<piece>}} & value)`) that one line of the RTL selects."""
+    return max(len(PIECE_TERM.findall(line)) for text in design.rtl.values() for line in text.splitlines())
+
+
 @pytest.mark.parametrize("stem", ["seidel-int", "jacobi-1d-int"])
 def test_uncoalesced_successor_runs_bit_exact(stem, monkeypatch, rtl_cache, tmp_path):
     path = ROOT / "examples" / f"{stem}.c"
     res = run(Options(str(path), params=example_params(path), tile="auto"))
     coalesced = generate(res.network)
     monkeypatch.setattr(control, "COALESCE_PIECES", 0)
+    assert _most_piece_terms(generate(res.network)) > 2
+    monkeypatch.setattr(control, "JOINED_TERMS", 2)  # and every OR of more than 2 terms through wires
     design = generate(res.network)
     assert design.rtl != coalesced.rtl  # the other route was taken
+    assert _most_piece_terms(design) == 2
     inputs = random_inputs(res.program, 3)
     expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
     GccReference(res.kernel).run({**inputs, **expected})
