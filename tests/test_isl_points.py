@@ -143,3 +143,12 @@ def test_points_of_a_schedule_of_several_pieces():
     got = iu.fast_points(s)
     assert got is not None and np.array_equal(got, _visit(s))
     assert len(got) == iu.card(sched.domain())
+
+
+def test_reread_shares_one_object_per_text():
+    """Equal texts read back once: isl objects are values, so the networks built from them share."""
+    first = iu.reread(isl.Set("{ [i] : 0 <= i < 4 }"))
+    assert iu.reread(isl.Set("{ [i] : 0 <= i <= 3 and i >= 0 }")) is first
+    assert iu.reread(first) is first
+    assert iu.reread(isl.Set("{ [i] : 0 <= i < 5 }")) is not first
+    assert first.is_equal(isl.Set("{ [i] : 0 <= i <= 3 }"))
