@@ -152,3 +152,12 @@ def test_reread_shares_one_object_per_text():
     assert iu.reread(first) is first
     assert iu.reread(isl.Set("{ [i] : 0 <= i < 5 }")) is not first
     assert first.is_equal(isl.Set("{ [i] : 0 <= i <= 3 }"))
+
+
+def test_reread_keeps_texts_within_its_bound(monkeypatch):
+    """Past `REREAD_CHARS` of texts the oldest are dropped: read again, they are read anew, equal."""
+    monkeypatch.setattr(iu, "REREAD_CHARS", 60)
+    first = iu.reread(isl.Set("{ [i, j] : 0 <= i < 7 and 0 <= j < 9 }"))
+    iu.reread(isl.Set("{ [i, j] : 0 <= i < 8 and 0 <= j < 9 and i + j < 11 }"))
+    again = iu.reread(isl.Set("{ [i, j] : 0 <= i <= 6 and 0 <= j <= 8 }"))
+    assert again is not first and again.is_equal(first)

@@ -16,7 +16,7 @@ from tests.kernels import ROOT, example_params
 def test_affine_values_take_the_general_routes_answer(stem, monkeypatch):
     path = ROOT / "examples" / f"{stem}.c"
     res = run(Options(str(path), params=example_params(path), tile="auto"))
-    asked: list[int] = []
+    asked: list[bool] = []
     affine_of = control.affine_of
 
     def counted(pa):
