@@ -39,8 +39,9 @@ def reread(obj):
         _BY_TEXT[key] = out
         _by_text_chars += len(key[1])
         while len(_BY_TEXT) > _CLEAN_MAX or _by_text_chars > REREAD_CHARS:
-            _by_text_chars -= len(next(iter(_BY_TEXT))[1])
-            _BY_TEXT.pop(next(iter(_BY_TEXT)))
+            oldest = next(iter(_BY_TEXT))
+            del _BY_TEXT[oldest]
+            _by_text_chars -= len(oldest[1])
     if len(_CLEAN) >= _CLEAN_MAX:
         _CLEAN.pop(next(iter(_CLEAN)))
     _CLEAN[id(out)] = out
