@@ -79,10 +79,9 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             continue
         width = max(c.width for c in chans)
         t = chans[0].type
-        # a port reading FIFOs only (with multiplicity or not) keeps its operand flag in a register
-        # computed a cycle ahead from the FIFOs' look-ahead (out_vk, out_vt; a FIFO with multiplicity's
-        # out_held too): no path from a channel's flags through the fire
-        registered = all(c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT) for c in chans)
+        # every port keeps its operand flag in a register computed a cycle ahead from its channels'
+        # look-ahead (out_vk, out_vt; a FIFO with multiplicity's out_held, a buffer's out_vc too): no
+        # path from a channel's flags through the fire
         views = []
         for c in chans:
             ch = f"{c.name}_r"
@@ -91,29 +90,27 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             v["sel_nx"] = ahead_guard(v["sel"])
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
             conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
-            if registered:
-                decls += [f"input {ch}_vk", f"input {ch}_vt"]
-                conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
+            decls += [f"input {ch}_vk", f"input {ch}_vt"]
+            conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
             if c.kind == ChannelKind.FIFO_MULT:
                 v["first"] = ctl.predicate(first_reads(c, proc), values)
                 v["first_nx"] = ahead_guard(v["first"])
                 decls.append(f"output {ch}_first")
                 conns.append((f"{ch}_first", f"{ch}_first"))
-                if registered:
-                    decls.append(f"input {ch}_held")
-                    conns.append((f"{ch}_held", f"{ch}_held"))
+                decls.append(f"input {ch}_held")
+                conns.append((f"{ch}_held", f"{ch}_held"))
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
                 v["addr_nx"] = ahead(v["addr"])
                 v["last"] = ctl.predicate(last_reads(c, proc), values)
                 decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last",
-                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step"]
+                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step", f"input {ch}_vc"]
                 conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last"),
-                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step")]
+                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step"), (f"{ch}_vc", f"{ch}_vc")]
             views.append(v)
         name = f"p{k}"
-        ports.append({"name": name, "what": what, "optional": optional, "channels": views, "registered": registered,
+        ports.append({"name": name, "what": what, "optional": optional, "channels": views,
                       "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
                       "signal": f"pv_{name}"})
     return ports, decls, conns
@@ -159,9 +156,9 @@ def _carry(port: dict, step: str) -> dict:
         for expr, width, target in parts:
             fields.append(expr)
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
-            if target == f"wire sel_{ch}" and port.get("registered"):  # the selection a stage before
+            if target == f"wire sel_{ch}":  # the selection a stage before (the operand flag's look-ahead)
                 unpack.append(f"wire selp_{ch} = {before}[{bit}]")
-            if target == f"assign {ch}_first" and port.get("registered"):  # the first read a stage before
+            if target == f"assign {ch}_first":  # the first read a stage before
                 unpack.append(f"wire firstp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
@@ -309,7 +306,6 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                        datapath=dp.lines, regs=dp.regs, stages=dp.depth, values=values_out, width=values_out[0]["width"],
                        cuts=list(dp.cuts), segment=[dp.segment(k) for k in range(dp.depth + 1)],
                        enables=[(f"ce_c{k}", dp.segment(k)) for k in range(dp.depth)] + list(dp.enables.items()),
-                       reg_cuts=[s for s in dp.cuts if all(p.get("registered") for p in ports if p["stage"] == s)],
                        ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack,
                        announced=announced(ports))
             text = render("process.v.j2", **ctx)
