@@ -22,12 +22,14 @@ _HOLD = re.compile(r"^\s*wire okh_(p\d+) = (.*);$", re.M)
 
 
 def _checked(text: str) -> tuple[str, int]:
-    """A process module with an assertion that every registered enable equals its segment's enable
-    (after the start: before it the copies hold their power-up value), and the number of copies."""
+    """A process module with an assertion that every registered enable equals its segment's enable,
+    and the registered fire and its copy the fire they anticipate (after the start: before it the
+    copies hold their power-up value), and the number of copies."""
     copies = _COPY.findall(text)
     if not copies:
         return text, 0
-    differ = " || ".join(f"({ce} != en_seg{seg})" for ce, seg in copies)
+    differ = " || ".join([f"({ce} != en_seg{seg})" for ce, seg in copies] +
+                         (["(fire != fire_now)", "(advance != fire_now)"] if "wire fire_now" in text else []))
     check = (f"  always @(posedge clk) if (!rst && started && ({differ}))\n"
              f"    $fatal(1, \"%m: a registered clock enable differs from its segment's enable\");\n")
     # the register copies of announced read addresses equal the values they copy
