@@ -85,7 +85,7 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
         views = []
         for c in chans:
             ch = f"{c.name}_r"
-            v = {"chan": ch, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
+            v = {"chan": ch, "name": c.name, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
                  "first": None, "addr": None, "last": None, "aw": 0}
             v["sel_nx"] = ahead_guard(v["sel"])
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
@@ -162,8 +162,18 @@ def _carry(port: dict, step: str) -> dict:
                 unpack.append(f"wire firstp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
+                if port["stage"] >= 2:  # the announced address's own load (`announces_ahead`)
+                    unpack.append(f"assign {ch}_addr_nx2 = {name}_{port['stage'] - 2}[{bit + width - 1}:{bit}]")
+                    unpack.append(f"assign {ch}_step_nx = ce_c{port['stage'] - 2}")
             bit += width
     return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
+
+
+def announces_ahead(port: dict) -> bool:
+    """Whether a port's buffers are told their announced read address a cycle ahead too
+    (buffer_sync.v.j2's AHEAD): a port read at stage 2 or later announces the carry of the stage
+    before (`_carry`), a register loaded from the one before it."""
+    return port.get("stage", 0) >= 2
 
 
 def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], ctl: Control):
@@ -273,6 +283,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
 
     procs = []
     operators: dict = {}
+    ahead: set[str] = set()  # buffers told their read address a cycle ahead (`announces_ahead`)
     for proc in net.processes:
         module = f"{kernel}_{proc.name}".lower()
         ctl = control(proc, values)
@@ -287,6 +298,12 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 p["stage"] = read_stage.get(p["signal"], 0)
                 if p["stage"]:
                     p["carry"] = _carry(p, f"hs_seg{dp.segment(p['stage'] - 1)}")
+                for c in p["channels"]:
+                    if c["kind"] == "buffer" and announces_ahead(p):
+                        ch = c["chan"]
+                        in_decls += [f"output [{c['aw'] - 1}:0] {ch}_addr_nx2", f"output {ch}_step_nx"]
+                        in_conns += [(f"{ch}_addr_nx2", f"{ch}_addr_nx2"), (f"{ch}_step_nx", f"{ch}_step_nx")]
+                        ahead.add(c["name"])
             operators.update(dp.modules)
             used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
             sc = [s for s in scalars if s["name"] in used]
@@ -341,7 +358,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
 
     for spec in sorted(operators.values(), key=lambda s: s.module):
         design.rtl[f"{spec.module}.v"] = spec.render()
-    channels = [_chan_view(c) for c in net.channels]
+    channels = [{**_chan_view(c), "ahead": c.name in ahead} for c in net.channels]
     debug_fields, debug = debug_bus(net, mems, procs)
     kinds = {c.kind for c in net.channels}
     if kinds & {ChannelKind.FIFO, ChannelKind.FIFO_MULT}:

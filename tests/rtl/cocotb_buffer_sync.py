@@ -27,8 +27,14 @@ On every cycle the look-ahead flags are checked against the next cycle's ``out_v
 after a cycle without a step (and without a clearing read, which a process never makes without
 one), ``out_vt`` after a step without a clearing read, ``out_vc`` after a step with one.
 
+With ``BS_AHEAD=1`` (the AHEAD parameter) ``out_addr_nx`` is a register of the testbench's, loaded
+from ``out_addr_nx2`` on ``out_step_nx`` as a process's carry is: an address the consumer announces
+is loaded there a cycle before, and on other cycles it changes at random (30%), so the buffer's copy
+of the announced slot's full bit is kept up to date under every write and clear.
+
 Configuration (environment): ``BS_SIZE``, ``BS_WIDTH``, ``BS_AW`` (required), ``BS_CYCLES``
-(default 4000, the length of the random phase; the token phase adds as much again).
+(default 4000, the length of the random phase; the token phase adds as much again), ``BS_AHEAD``
+(default 0).
 """
 
 from __future__ import annotations
@@ -75,12 +81,14 @@ class BufferChecker:
         self.cycle = 0
         self.cur = 0  # the read address the DUT was told (out_addr_nx with out_step) to expect
         self.expect: tuple[str, bool] | None = None  # (flag, value): out_valid of the next cycle
+        self.ahead = bool(_env_int("BS_AHEAD", 0))
+        self.nx = 0  # with AHEAD: the register driving out_addr_nx
 
     async def reset(self) -> None:
         dut = self.dut
         dut.rst.value = 1
         for sig in (dut.in_valid, dut.in_addr, dut.in_data, dut.out_addr, dut.out_last, dut.out_ready,
-                    dut.out_addr_nx, dut.out_step):
+                    dut.out_addr_nx, dut.out_step, dut.out_addr_nx2, dut.out_step_nx):
             sig.value = 0
         for _ in range(3):
             await FallingEdge(dut.clk)
@@ -91,6 +99,7 @@ class BufferChecker:
         self.reg2 = None
         self.pending = None
         self.expect = None
+        self.nx = 0
 
     async def drain(self) -> None:
         """Last reads over every slot until the buffer and its input queue are empty."""
@@ -109,13 +118,21 @@ class BufferChecker:
         a change of address first spends an idle cycle announcing it.  With `then`, the consumer
         steps to that address on the cycle it reads, as a process does."""
         if out_addr != self.cur:
+            await self._load_nx(out_addr)
             await self._cycle(False, 0, 0, self.cur, False, False, out_addr)
             self.cur = out_addr
+        if then is not None:
+            await self._load_nx(then)
         return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, then, then is not None)
+
+    async def _load_nx(self, addr: int) -> None:
+        """With AHEAD: an idle cycle loading out_addr_nx with `addr`, unless it holds it."""
+        if self.ahead and self.nx != addr:
+            await self._cycle(False, 0, 0, self.cur, False, False, None, nx2=addr)
 
     async def _cycle(
         self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool,
-        announce: int | None, step_on_read: bool = False,
+        announce: int | None, step_on_read: bool = False, nx2: int | None = None,
     ) -> tuple[bool, bool, int]:
         dut = self.dut
         await FallingEdge(dut.clk)
@@ -126,7 +143,17 @@ class BufferChecker:
         dut.in_addr.value = in_addr
         dut.in_data.value = in_data
         dut.out_addr.value = out_addr
-        dut.out_addr_nx.value = announce if stepping else out_addr
+        if self.ahead:
+            assert not stepping or announce == self.nx, "announced an address out_addr_nx does not hold"
+            if nx2 is None and self.rng.random() < 0.3:
+                nx2 = self.rng.randrange(self.size)
+            dut.out_addr_nx.value = self.nx
+            dut.out_addr_nx2.value = 0 if nx2 is None else nx2
+            dut.out_step_nx.value = int(nx2 is not None)
+            if nx2 is not None:
+                self.nx = nx2  # after this edge
+        else:
+            dut.out_addr_nx.value = announce if stepping else out_addr
         dut.out_step.value = int(stepping)
         dut.out_ready.value = int(out_ready)
         dut.out_last.value = int(out_last)
