@@ -79,38 +79,41 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             continue
         width = max(c.width for c in chans)
         t = chans[0].type
-        # every port keeps its operand flag in a register computed a cycle ahead from its channels'
-        # look-ahead (out_vk, out_vt; a FIFO with multiplicity's out_held, a buffer's out_vc too): no
-        # path from a channel's flags through the fire
+        # a port reading FIFOs only (with multiplicity or not) keeps its operand flag in a register
+        # computed a cycle ahead from the FIFOs' look-ahead (out_vk, out_vt; a FIFO with multiplicity's
+        # out_held too): no path from a channel's flags through the fire
+        registered = all(c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT) for c in chans)
         views = []
         for c in chans:
             ch = f"{c.name}_r"
-            v = {"chan": ch, "name": c.name, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
+            v = {"chan": ch, "kind": c.kind.value, "sel": ctl.predicate(c.relation.range(), values),
                  "first": None, "addr": None, "last": None, "aw": 0}
             v["sel_nx"] = ahead_guard(v["sel"])
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
             conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
-            decls += [f"input {ch}_vk", f"input {ch}_vt"]
-            conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
+            if registered:
+                decls += [f"input {ch}_vk", f"input {ch}_vt"]
+                conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
             if c.kind == ChannelKind.FIFO_MULT:
                 v["first"] = ctl.predicate(first_reads(c, proc), values)
                 v["first_nx"] = ahead_guard(v["first"])
                 decls.append(f"output {ch}_first")
                 conns.append((f"{ch}_first", f"{ch}_first"))
-                decls.append(f"input {ch}_held")
-                conns.append((f"{ch}_held", f"{ch}_held"))
+                if registered:
+                    decls.append(f"input {ch}_held")
+                    conns.append((f"{ch}_held", f"{ch}_held"))
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
                 v["addr_nx"] = ahead(v["addr"])
                 v["last"] = ctl.predicate(last_reads(c, proc), values)
                 decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last",
-                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step", f"input {ch}_vc"]
+                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step"]
                 conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last"),
-                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step"), (f"{ch}_vc", f"{ch}_vc")]
+                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step")]
             views.append(v)
         name = f"p{k}"
-        ports.append({"name": name, "what": what, "optional": optional, "channels": views,
+        ports.append({"name": name, "what": what, "optional": optional, "channels": views, "registered": registered,
                       "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
                       "signal": f"pv_{name}"})
     return ports, decls, conns
@@ -156,24 +159,14 @@ def _carry(port: dict, step: str) -> dict:
         for expr, width, target in parts:
             fields.append(expr)
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
-            if target == f"wire sel_{ch}":  # the selection a stage before (the operand flag's look-ahead)
+            if target == f"wire sel_{ch}" and port.get("registered"):  # the selection a stage before
                 unpack.append(f"wire selp_{ch} = {before}[{bit}]")
-            if target == f"assign {ch}_first":  # the first read a stage before
+            if target == f"assign {ch}_first" and port.get("registered"):  # the first read a stage before
                 unpack.append(f"wire firstp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
-                if port["stage"] >= 2:  # the announced address's own load (`announces_ahead`)
-                    unpack.append(f"assign {ch}_addr_nx2 = {name}_{port['stage'] - 2}[{bit + width - 1}:{bit}]")
-                    unpack.append(f"assign {ch}_step_nx = ce_c{port['stage'] - 2}")
             bit += width
     return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
-
-
-def announces_ahead(port: dict) -> bool:
-    """Whether a port's buffers are told their announced read address a cycle ahead too
-    (buffer_sync.v.j2's AHEAD): a port read at stage 2 or later announces the carry of the stage
-    before (`_carry`), a register loaded from the one before it."""
-    return port.get("stage", 0) >= 2
 
 
 def _out_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], ctl: Control):
@@ -283,7 +276,6 @@ def generate(net: ProcessNetwork) -> RtlDesign:
 
     procs = []
     operators: dict = {}
-    ahead: set[str] = set()  # buffers told their read address a cycle ahead (`announces_ahead`)
     for proc in net.processes:
         module = f"{kernel}_{proc.name}".lower()
         ctl = control(proc, values)
@@ -298,12 +290,6 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                 p["stage"] = read_stage.get(p["signal"], 0)
                 if p["stage"]:
                     p["carry"] = _carry(p, f"hs_seg{dp.segment(p['stage'] - 1)}")
-                for c in p["channels"]:
-                    if c["kind"] == "buffer" and announces_ahead(p):
-                        ch = c["chan"]
-                        in_decls += [f"output [{c['aw'] - 1}:0] {ch}_addr_nx2", f"output {ch}_step_nx"]
-                        in_conns += [(f"{ch}_addr_nx2", f"{ch}_addr_nx2"), (f"{ch}_step_nx", f"{ch}_step_nx")]
-                        ahead.add(c["name"])
             operators.update(dp.modules)
             used = {e.name for st in sts for e in walk(st.expr) if hasattr(e, "name") and e.name in scalar_ports}
             sc = [s for s in scalars if s["name"] in used]
@@ -323,6 +309,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                        datapath=dp.lines, regs=dp.regs, stages=dp.depth, values=values_out, width=values_out[0]["width"],
                        cuts=list(dp.cuts), segment=[dp.segment(k) for k in range(dp.depth + 1)],
                        enables=[(f"ce_c{k}", dp.segment(k)) for k in range(dp.depth)] + list(dp.enables.items()),
+                       reg_cuts=[s for s in dp.cuts if all(p.get("registered") for p in ports if p["stage"] == s)],
                        ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack,
                        announced=announced(ports))
             text = render("process.v.j2", **ctx)
@@ -358,7 +345,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
 
     for spec in sorted(operators.values(), key=lambda s: s.module):
         design.rtl[f"{spec.module}.v"] = spec.render()
-    channels = [{**_chan_view(c), "ahead": c.name in ahead} for c in net.channels]
+    channels = [_chan_view(c) for c in net.channels]
     debug_fields, debug = debug_bus(net, mems, procs)
     kinds = {c.kind for c in net.channels}
     if kinds & {ChannelKind.FIFO, ChannelKind.FIFO_MULT}:

@@ -19,22 +19,10 @@ Two kinds of stimulus:
   token t into slot t mod SIZE; the consumer reads each window of SIZE tokens in a random order,
   each token a random number of times, the last read with ``out_last``.  Both sides hold their
   address until the transfer.  Every read of a token must return that token's value, and a
-  re-read (a read after a non-last read of the same token) must find ``out_valid`` high.  Half the
-  reads are made as a process makes them: the consumer steps on the cycle it reads (``out_step``
-  with ``out_valid``, a register, and its wish to read), announcing its next token's slot.
-
-On every cycle the look-ahead flags are checked against the next cycle's ``out_valid``: ``out_vk``
-after a cycle without a step (and without a clearing read, which a process never makes without
-one), ``out_vt`` after a step without a clearing read, ``out_vc`` after a step with one.
-
-With ``BS_AHEAD=1`` (the AHEAD parameter) ``out_addr_nx`` is a register of the testbench's, loaded
-from ``out_addr_nx2`` on ``out_step_nx`` as a process's carry is: an address the consumer announces
-is loaded there a cycle before, and on other cycles it changes at random (30%), so the buffer's copy
-of the announced slot's full bit is kept up to date under every write and clear.
+  re-read (a read after a non-last read of the same token) must find ``out_valid`` high.
 
 Configuration (environment): ``BS_SIZE``, ``BS_WIDTH``, ``BS_AW`` (required), ``BS_CYCLES``
-(default 4000, the length of the random phase; the token phase adds as much again), ``BS_AHEAD``
-(default 0).
+(default 4000, the length of the random phase; the token phase adds as much again).
 """
 
 from __future__ import annotations
@@ -59,8 +47,6 @@ class Coverage:
     write_and_clear: int = 0  # a write and a clearing read on the same edge
     cycles_all_full: int = 0
     max_count: int = 0
-    stepping_reads: int = 0  # clearing reads on a step (out_vc checked next cycle)
-    lookahead_checked: int = 0
 
 
 class BufferChecker:
@@ -80,15 +66,12 @@ class BufferChecker:
         self.cov = Coverage()
         self.cycle = 0
         self.cur = 0  # the read address the DUT was told (out_addr_nx with out_step) to expect
-        self.expect: tuple[str, bool] | None = None  # (flag, value): out_valid of the next cycle
-        self.ahead = bool(_env_int("BS_AHEAD", 0))
-        self.nx = 0  # with AHEAD: the register driving out_addr_nx
 
     async def reset(self) -> None:
         dut = self.dut
         dut.rst.value = 1
         for sig in (dut.in_valid, dut.in_addr, dut.in_data, dut.out_addr, dut.out_last, dut.out_ready,
-                    dut.out_addr_nx, dut.out_step, dut.out_addr_nx2, dut.out_step_nx):
+                    dut.out_addr_nx, dut.out_step):
             sig.value = 0
         for _ in range(3):
             await FallingEdge(dut.clk)
@@ -98,8 +81,6 @@ class BufferChecker:
         self.reg = None
         self.reg2 = None
         self.pending = None
-        self.expect = None
-        self.nx = 0
 
     async def drain(self) -> None:
         """Last reads over every slot until the buffer and its input queue are empty."""
@@ -110,60 +91,33 @@ class BufferChecker:
                 return
 
     async def step(
-        self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool,
-        then: int | None = None,
+        self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool
     ) -> tuple[bool, bool, int]:
         """One cycle at `out_addr`: drive, check, update.  Returns (written, read, out_data).  The
         buffer learns a new read address a cycle ahead (out_addr_nx, out_step), as from a process:
-        a change of address first spends an idle cycle announcing it.  With `then`, the consumer
-        steps to that address on the cycle it reads, as a process does."""
+        a change of address first spends an idle cycle announcing it."""
         if out_addr != self.cur:
-            await self._load_nx(out_addr)
             await self._cycle(False, 0, 0, self.cur, False, False, out_addr)
             self.cur = out_addr
-        if then is not None:
-            await self._load_nx(then)
-        return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, then, then is not None)
-
-    async def _load_nx(self, addr: int) -> None:
-        """With AHEAD: an idle cycle loading out_addr_nx with `addr`, unless it holds it."""
-        if self.ahead and self.nx != addr:
-            await self._cycle(False, 0, 0, self.cur, False, False, None, nx2=addr)
+        return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, None)
 
     async def _cycle(
         self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool,
-        announce: int | None, step_on_read: bool = False, nx2: int | None = None,
+        announce: int | None,
     ) -> tuple[bool, bool, int]:
         dut = self.dut
         await FallingEdge(dut.clk)
-        stepping = announce is not None
-        if step_on_read:  # out_valid is a register: known before this cycle's inputs
-            stepping = out_ready and bool(int(dut.out_valid.value))
         dut.in_valid.value = int(in_valid)
         dut.in_addr.value = in_addr
         dut.in_data.value = in_data
         dut.out_addr.value = out_addr
-        if self.ahead:
-            assert not stepping or announce == self.nx, "announced an address out_addr_nx does not hold"
-            if nx2 is None and self.rng.random() < 0.3:
-                nx2 = self.rng.randrange(self.size)
-            dut.out_addr_nx.value = self.nx
-            dut.out_addr_nx2.value = 0 if nx2 is None else nx2
-            dut.out_step_nx.value = int(nx2 is not None)
-            if nx2 is not None:
-                self.nx = nx2  # after this edge
-        else:
-            dut.out_addr_nx.value = announce if stepping else out_addr
-        dut.out_step.value = int(stepping)
+        dut.out_addr_nx.value = out_addr if announce is None else announce
+        dut.out_step.value = int(announce is not None)
         dut.out_ready.value = int(out_ready)
         dut.out_last.value = int(out_last)
         await ReadOnly()
         self.cycle += 1
         where = f"cycle {self.cycle} (in_addr={in_addr}, out_addr={out_addr})"
-        if self.expect is not None:
-            flag, value = self.expect
-            assert bool(int(dut.out_valid.value)) == value, f"{where}: out_valid differs from {flag} a cycle before"
-            self.cov.lookahead_checked += 1
 
         count = int(dut.count.value)
         in_ready = bool(int(dut.in_ready.value))
@@ -185,16 +139,8 @@ class BufferChecker:
             )
 
         accepted = in_valid and in_ready
-        read = out_valid and out_ready
-        clearing = read and out_last
-        if stepping:
-            flag = "out_vc" if clearing else "out_vt"
-            self.expect = (flag, bool(int(getattr(dut, flag).value)))
-            self.cur = announce
-            self.cov.stepping_reads += clearing
-        else:
-            self.expect = None if clearing else ("out_vk", bool(int(dut.out_vk.value)))
         lands = bool(self.queue) and not self.full[self.queue[0][0]] and self.pending != self.queue[0][0]
+        read = out_valid and out_ready
         if in_valid and not in_ready:
             self.cov.write_refused += 1
         if out_ready and not out_valid:
@@ -327,11 +273,8 @@ async def buffer_sync_traffic(dut) -> None:
         tok_out = order[consumed]
         last = reads_left[tok_out] == 1
         out_ready = rng.random() < 0.7
-        then = None
-        if rng.random() < 0.5:  # read as a process does: step to the next token's slot on the read
-            then = (order[consumed + 1] if last and consumed + 1 < n_tokens else tok_out) % size
         written, read, got = await chk.step(
-            p_valid, tok_in % size, values[tok_in], tok_out % size, out_ready, last, then
+            p_valid, tok_in % size, values[tok_in], tok_out % size, out_ready, last
         )
         if previous_read == tok_out:
             assert int(dut.out_valid.value) == 1, f"re-read of token {tok_out} not valid"
@@ -353,6 +296,5 @@ async def buffer_sync_traffic(dut) -> None:
     assert cov.write_refused > 100 and cov.read_not_valid > 100, f"weak coverage: {cov}"
     assert cov.rereads_valid > 50 and cov.last_reads > 200, f"weak coverage: {cov}"
     assert cov.cycles_all_full > 5, f"weak coverage: {cov}"
-    assert cov.stepping_reads > 100 and cov.lookahead_checked > cycles, f"weak coverage: {cov}"
     if size >= 2:  # with one slot a write and a clearing read can never meet
         assert cov.write_and_clear > 20, f"weak coverage: {cov}"

@@ -76,23 +76,20 @@ def test_fifo_mult_simulation(
 # bit wider than needed (the other decode branches are only linted), a buffer with an input register
 # (more than 64 slots), and one above the 8 kbit kept in distributed RAM (the block RAM branch: read
 # at the announced address, with forwarding).
-# AHEAD = 1: the consumer tells the buffer its announced address a cycle ahead too (a process
-# reading late), on a buffer of both kinds of storage.
-BS_CASES = [(8, 1, 1, 0), (32, 17, 6, 0), (8, 70, 7, 0), (64, 130, 8, 0), (16, 9, 4, 1), (64, 130, 8, 1)]
+BS_CASES = [(8, 1, 1), (32, 17, 6), (8, 70, 7), (64, 130, 8)]
 
 
-@pytest.mark.parametrize(("width", "size", "aw", "ahead"), BS_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize(("width", "size", "aw"), BS_CASES, ids=lambda v: str(v))
 def test_buffer_sync_simulation(
-    width: int, size: int, aw: int, ahead: int, buffer_sync_source: Path, rtl_cache: Path, tmp_path: Path
+    width: int, size: int, aw: int, buffer_sync_source: Path, rtl_cache: Path, tmp_path: Path
 ) -> None:
     build = build_verilator(
-        [buffer_sync_source], BS_TOP, parameters={"WIDTH": width, "SIZE": size, "AW": aw, "AHEAD": ahead},
+        [buffer_sync_source], BS_TOP, parameters={"WIDTH": width, "SIZE": size, "AW": aw},
         cache_root=rtl_cache,
     )
     result = run_cocotb(
         build, "tests.rtl.cocotb_buffer_sync", test_dir=tmp_path / "sim",
-        extra_env={"BS_WIDTH": str(width), "BS_SIZE": str(size), "BS_AW": str(aw), "BS_CYCLES": "4000",
-                   "BS_AHEAD": str(ahead)},
+        extra_env={"BS_WIDTH": str(width), "BS_SIZE": str(size), "BS_AW": str(aw), "BS_CYCLES": "4000"},
         timeout_s=SIM_TIMEOUT_S,
     )
     assert result.ok, result.summary()
@@ -134,7 +131,6 @@ def test_buffer_sync_lint_clean(width: int, size: int, buffer_sync_source: Path,
     )
     assert f"module {name} " in src.read_text()
     assert lint_verilator([src], name) == []
-    assert lint_verilator([src], name, parameters={"AHEAD": 1}) == []
     for other_aw in sorted({aw + 3, max(1, aw - 1)} - {aw}):
         params = {"WIDTH": width, "SIZE": size, "AW": other_aw}
         assert lint_verilator([buffer_sync_source], BS_TOP, parameters=params) == [], params
