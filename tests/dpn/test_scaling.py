@@ -147,6 +147,41 @@ def test_isl_is_not_asked_first_again_once_it_gave_no_answer(networks, monkeypat
         assert (sized[c.name].depth, sized[c.name].moduli) == (exact.depth, exact.moduli), c.name
 
 
+def test_a_pair_whose_fifo_count_failed_is_not_counted_again(networks, monkeypatch):
+    """On the large path (`BOUND_ABOVE`), once a FIFO between two processes got the bound because
+    barvinok gave no exact count, the pair's other FIFOs get the bound without a count
+    (`IslFirst.uncounted`); a pair never refused is still counted.  Every bound holds the replay."""
+    net = networks[("gemm", 1)].network
+    tables = NetworkTables(net)
+    fifos = [c for c in net.channels if c.kind != ChannelKind.BUFFER and not c.relation.is_empty()]
+    pairs = {(c.producer, c.consumer) for c in fifos}
+    assert len(fifos) > len(pairs)  # some pair has two FIFOs or more
+    monkeypatch.setattr(channels, "BOUND_ABOVE", 0)
+    monkeypatch.setattr(channels, "REPLAY_BELOW", 0)
+    monkeypatch.setattr(iu, "counting_available", lambda: True)
+    refused = sorted(p for p in pairs if sum(1 for c in fifos if (c.producer, c.consumer) == p) > 1)[0]
+    counted, sizing = [], []
+
+    def count(relation, seconds=0.0):  # barvinok's answer: none on the refused pair, else a large one
+        counted.append(sizing[-1])
+        return None if (sizing[-1].producer, sizing[-1].consumer) == refused else 10 ** 6
+
+    monkeypatch.setattr(channels, "_max_count", count)
+    first = channels.IslFirst()
+    sized = []
+    for c in net.channels:
+        sizing.append(c)
+        sized.append(channels.size_channel(c, net, tables, first))
+    in_refused = [c.name for c in counted if (c.producer, c.consumer) == refused]
+    assert len(in_refused) == 1  # the refused pair's first FIFO only
+    assert {(c.producer, c.consumer) for c in counted} == pairs  # every other pair still asked
+    assert sum(1 for c in counted if (c.producer, c.consumer) != refused) == \
+        sum(1 for c in fifos if (c.producer, c.consumer) != refused)
+    for c, s in zip(net.channels, sized):
+        if c in fifos and (c.producer, c.consumer) == refused:
+            assert s.sized_by == "bound" and s.depth >= replayed_size(c, tables).depth, c.name
+
+
 @pytest.mark.parametrize("case", PARAMS)
 def test_lifetime_replay_equals_the_tables_replay(networks, case):
     """A buffer whose moduli isl does not find in time is sized from its values' enumerated write and
