@@ -334,9 +334,9 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                     if piece.is_empty():
                         continue
                     piece = piece.set_tuple_name(isl.dim_type.out, store_name(array, port))
-                tp = piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0))
+                tp = iu.coalesced(piece.reverse().apply_range(_extend(sched[stmt], STORE_SLOT, 0)))
                 t = tp if t is None else t.union(tp)
-            t = iu.coalesced(t)
+            t = iu.coalesced_function(t)
             net.add_process(Process(store_name(array, port), ProcessKind.STORE, iu.coalesced(t.domain()), t,
                                     program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
 
