@@ -181,6 +181,10 @@ def test_reduced_instance_is_drawn_when_the_network_is_too_large(monkeypatch):
     small_work, full_work = red["busiest_iterations"]
     assert f"{red['instances']} of " in svg
     assert f"plus one per further iteration of the busiest process ({full_work - small_work})" in svg
+    monkeypatch.setattr(schedule, "PICTURE_CYCLES", 40)  # a long corner: its first cycles, and the title says so
+    first = schedule.compiled_schedule_svg(res)
+    ET.fromstring(first)
+    assert f"schedule of the reduced instance, its first 40 cycles (of {red['estimated_cycles']})" in first
 
 
 def test_compile_writes_schedule_svg(tmp_path: Path, capsys):
