@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import islpy as isl
 import numpy as np
 import pytest
 
@@ -523,3 +524,22 @@ def test_parts_cut_in_two_levels_are_checked_against_one_level_at_full_size():
     note = next(n for n in res.network.notes if "its parts cut along one hyperplane" in n)
     one_level = int(re.search(r"its parts cut along one hyperplane: (\d+) cycles", note).group(1))
     assert res.timing["estimated_cycles"] <= one_level
+
+
+def test_a_translated_relation_takes_over_an_exact_count(monkeypatch):
+    """On one network, two channels whose values-alive relations are translates of one another (a
+    parallel network's slabs) are counted once (`channels._shared_count`, `IslFirst.counted`); another
+    shape, or a count that gave no exact answer, is asked again; another network asks again."""
+    asked = []
+    answers = iter([5, None, None, 9, 5])
+    monkeypatch.setattr(channels, "_max_count", lambda relation, seconds=0.0: asked.append(relation()) or next(answers))
+    base = isl.Map("{ S0_0[i, j] -> S0_0[a, b] : 0 <= a <= i < 10 and 0 <= b <= j < 4 and a + b >= i + j - 3 }")
+    moved = isl.Map("{ S0_3[i, j] -> S0_3[a, b] : 30 <= a <= i < 40 and 0 <= b <= j < 4 and a + b >= i + j - 3 }")
+    other = isl.Map("{ S0_0[i, j] -> S0_0[a, b] : 0 <= a <= i < 10 and 0 <= b <= j < 5 and a + b >= i + j - 3 }")
+    counted = channels.IslFirst().counted
+    assert channels._shared_count(base, 1.0, counted) == 5
+    assert channels._shared_count(moved, 1.0, counted) == 5 and len(asked) == 1  # taken over
+    assert channels._shared_count(other, 1.0, counted) is None and len(asked) == 2  # another shape: asked
+    assert channels._shared_count(other, 1.0, counted) is None and len(asked) == 3  # None: not kept
+    assert channels._shared_count(other, 1.0, counted) == 9 and len(asked) == 4
+    assert channels._shared_count(moved, 1.0, channels.IslFirst().counted) == 5 and len(asked) == 5
