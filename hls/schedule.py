@@ -26,9 +26,10 @@ from .pipeline import Compiled
 from .rtl.generate import process_latencies, read_stages
 
 SCHEDULE_BELOW = REDUCE_ABOVE  # statement instances up to which the compiled network is modelled again
-#: Cycles of a reduced instance drawn at most: the recorded run is the Python model, and lenet-c3's
-#: corner (77k instances, 77,594 cycles) took 2.6 s of its 14 s compile for the picture.  The first
-#: cycles show the pipelines filling and the steady state; the title says what is drawn.
+#: Cycles of a reduced instance drawn at most: the recorded run is the Python model, whose cost grows
+#: with the corner's cycles (lenet-c3's corner, 77k instances and 77,594 cycles: 0.8 s, 0.5 s with
+#: the cap).  The first cycles show the pipelines filling and the steady state; the title says what
+#: is drawn.
 PICTURE_CYCLES = 20_000
 
 

@@ -465,9 +465,9 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     if not large and c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT):
         divided = _has_divisions(c, net)
         ask = few and iu.counting_available() and (isl_first.dividing or not divided)
-        counted = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS, counted=isl_first.counted) if ask else None
-        if counted is not None:
-            return counted
+        sized = symbolic_size(c, net, seconds=FIRST_COUNT_SECONDS, counted=isl_first.counted) if ask else None
+        if sized is not None:
+            return sized
         if ask and divided:
             isl_first.dividing = False
         elif ask:
