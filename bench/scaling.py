@@ -323,6 +323,20 @@ def _path_in(kernel: Path, src: Path) -> str:
 
 
 def compile_row(src: Path, kernel: Path, config: str, args: list[str], opts) -> dict:
+    """The row of one compile; with `--repeat K`, of the fastest of up to K compiles that succeed.  This
+    machine's CPU seconds for one compile vary by up to 30% from run to run (gemm 1000x1100x1200 at
+    `--parallel 8`: 10.0 to 11.7 s in three runs); the least is the one closest to the work done."""
+    best = _compile_once(src, kernel, config, args, opts)
+    for _ in range(max(1, getattr(opts, "repeat", 1)) - 1):
+        if best["status"] != "ok":
+            break
+        again = _compile_once(src, kernel, config, args, opts)
+        if again["status"] == "ok" and again["cpu_s"] < best["cpu_s"]:
+            best = again
+    return best
+
+
+def _compile_once(src: Path, kernel: Path, config: str, args: list[str], opts) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="dpn-scaling-"))
     try:
         outdir = tmp / "out"
@@ -643,6 +657,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="wall-clock backstop with --timeout-clock cpu (default 5 x --timeout)")
     p.add_argument("--mem-limit", type=float, default=8000.0, metavar="MB",
                    help="kill a compile whose resident memory exceeds MB (default 8000; 0: no limit)")
+    p.add_argument("--repeat", type=int, default=1, metavar="K",
+                   help="compile each row up to K times and keep the least CPU seconds (default 1)")
     p.add_argument("--keep-going", action="store_true",
                    help="run the larger levels of a kernel after one went over the limit (default: `not run`)")
     p.add_argument("--no-large", action="store_true", help="leave out the large gemm rows")

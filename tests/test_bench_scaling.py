@@ -1,5 +1,6 @@
 """`bench.scaling`'s size knobs: which macros and parameters it scales."""
 
+from bench import scaling
 from bench.scaling import knob_values, size_knobs
 from tests.kernels import ROOT
 
@@ -55,3 +56,18 @@ def test_the_benchmark_style_kernels_have_knobs_that_scale():
         r = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas", "-fsyntax-only",
                             str(k)], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def test_repeat_keeps_the_fastest_successful_compile(monkeypatch):
+    """`--repeat K`: up to K compiles of a row, the least CPU seconds kept; a row that did not compile
+    is not compiled again."""
+    from types import SimpleNamespace
+    runs = iter([{"status": "ok", "cpu_s": 3.0}, {"status": "ok", "cpu_s": 2.5}, {"status": "timeout", "cpu_s": 0.1},
+                 {"status": "ok", "cpu_s": 2.9}])
+    calls = []
+    monkeypatch.setattr(scaling, "_compile_once", lambda *a: calls.append(a) or next(runs))
+    row = scaling.compile_row(None, None, "auto", [], SimpleNamespace(repeat=4))
+    assert row["cpu_s"] == 2.5 and len(calls) == 4  # the timed-out third run is not kept
+    monkeypatch.setattr(scaling, "_compile_once", lambda *a: calls.append(a) or {"status": "timeout", "cpu_s": 9.0})
+    assert scaling.compile_row(None, None, "auto", [], SimpleNamespace(repeat=3))["status"] == "timeout"
+    assert len(calls) == 5  # once only
