@@ -327,7 +327,7 @@ def compile_row(src: Path, kernel: Path, config: str, args: list[str], opts) -> 
     machine's CPU seconds for one compile vary by up to 30% from run to run (gemm 1000x1100x1200 at
     `--parallel 8`: 10.0 to 11.7 s in three runs); the least is the one closest to the work done."""
     best = _compile_once(src, kernel, config, args, opts)
-    for _ in range(max(1, getattr(opts, "repeat", 1)) - 1):
+    for _ in range(opts.repeat - 1):
         if best["status"] != "ok":
             break
         again = _compile_once(src, kernel, config, args, opts)

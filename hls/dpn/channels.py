@@ -262,8 +262,7 @@ def _at_origin(m: isl.Map) -> Optional[isl.Map]:
 def _shared_count(alive: isl.Map, seconds: float, counted: Optional[list]) -> Optional[int]:
     """`_max_count` of `alive`, or the exact count of an equal relation at the origin made before on the
     same network (`counted`: (relation at the origin, count) pairs, `IslFirst.counted`)."""
-    key = _at_origin(alive) if counted is not None and alive.dim(isl.dim_type.in_) == alive.dim(
-        isl.dim_type.out) else None
+    key = _at_origin(alive) if counted is not None else None
     if key is None:
         return _max_count(lambda: alive, seconds)
     for other, value in counted:
