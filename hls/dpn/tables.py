@@ -174,6 +174,10 @@ class NetworkTables:
             self._s[name] = process_stamps(self.net.process(name), self.net.program.param_values())
         return self._s[name]
 
+    def has_stamps(self, name: str) -> bool:
+        """Whether the process's stamps are enumerated already: asking for them costs nothing then."""
+        return self._s.get(name) is not None
+
     def release_stamps(self) -> None:
         """Forget every process's stamps, in this and the tables sharing them (`for_network`): only
         channel typing and sizing read them, and a 400k-instance process's stamps hold tens of MB
