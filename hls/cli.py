@@ -99,10 +99,11 @@ def _parallel_args(p: argparse.ArgumentParser) -> None:
 
 
 def _memory_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--mem-width", type=int, default=0, metavar="BITS",
+    p.add_argument("--mem-width", type=int, default=None, metavar="BITS",
                    help="bits a memory read port moves per beat (a power of two up to 1024, e.g. 512): an array the "
                         "kernel only reads gets one port of that width, shared by its load units, which fetch "
-                        "whole lines (docs/rtl-interface.md); default 0: one word per beat")
+                        "whole lines (docs/rtl-interface.md); default: 512 with --interface axi4 (an AXI port's "
+                        "usual width), else 0: one word per beat")
     p.add_argument("--mem-latency", type=int, default=4, metavar="L",
                    help="cycles from a memory request to its response (default 4; DDR behind an interconnect: about "
                         "20): the load and store units keep that many requests in flight, the cycle model waits "
@@ -277,9 +278,20 @@ def _options(args: argparse.Namespace):
     return Options(args.kernel, tuple(args.include_dirs), tuple(args.defines), args.function, _params(args.param),
                    getattr(args, "tile", "none"), getattr(args, "parallel", 1), getattr(args, "local_words", 8192),
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
-                   getattr(args, "read_ports", "per-part"), getattr(args, "mem_width", 0),
+                   getattr(args, "read_ports", "per-part"), _mem_width(args),
                    getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None),
                    getattr(args, "write_ports", "per-part"))
+
+
+#: --mem-width's default with --interface axi4: the data width AXI memory ports of FPGA shells have
+AXI_MEM_WIDTH = 512
+
+
+def _mem_width(args: argparse.Namespace) -> int:
+    width = getattr(args, "mem_width", None)
+    if width is not None:
+        return width
+    return AXI_MEM_WIDTH if getattr(args, "interface", "native") == "axi4" else 0
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -453,9 +465,6 @@ def _write_outputs(args: argparse.Namespace, opts, res, design, rtl_note: Option
 def _check_interface(args: argparse.Namespace) -> None:
     if args.axi_bundle and args.interface != "axi4":
         raise UsageError("--axi-bundle needs --interface axi4")
-    if args.interface == "axi4" and args.mem_width:
-        raise UsageError("--mem-width is not supported with --interface axi4 yet: its masters move one word per "
-                         "beat; the native interface has the wide read ports")
     if args.interface == "axi4" and args.command == "sim":
         raise UsageError("sim --interface axi4 is not supported: `sim` runs the native design; compile with "
                          "--interface axi4 to get the wrapper (tests/rtl/test_axi.py simulates it)")

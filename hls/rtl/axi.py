@@ -117,6 +117,12 @@ def _element_bits(width: int) -> int:
     return b
 
 
+def _port_bits(array: dict) -> int:
+    """Bits an array's port moves per beat: a line of its wide read port (`--mem-width`,
+    `dpn.memports`), else one element."""
+    return array["rd_width"] if array.get("line", 1) > 1 else _element_bits(array["width"])
+
+
 def register_map(scalars: Sequence[dict], arrays: Sequence[dict],
                  arg_order: Optional[Sequence[str]] = None) -> list[dict]:
     """Every 32-bit register of `s_axi_control`, as data (one dict per register, by offset).
@@ -227,7 +233,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
     groups = [(BUNDLE, arrays)] if bundle and arrays else [(a["name"], [a]) for a in arrays]
     masters, array_views = [], []
     for name, members in groups:
-        dw = max(_element_bits(a["width"]) for a in members)
+        dw = max(_port_bits(a) for a in members)
         n = sum(_adapters(a) for a in members)  # port adapters
         pw = clog2(n)
         idw = pw
@@ -243,11 +249,13 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
                 rd = reads[k] if k < len(reads) else "rd"
                 wr = writes[k] if k < len(writes) else "wr"
                 tag = reads[k] if k < len(reads) else wr
+                # a wide array (`memports`) is read a line at a time: its adapter's element is the line
+                iw, ew = (a["raw"], a["rd_width"]) if a.get("line", 1) > 1 else (a["aw"], a["width"])
                 view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{tag}",
-                        "iw": a["aw"], "ew": a["width"], "load": k < len(reads), "store": k < len(writes),
+                        "iw": iw, "ew": ew, "load": k < len(reads), "store": k < len(writes),
                         "primary": k == 0, "core_rd": rd, "core_wr": wr,
                         "inst": a["name"] if k == 0 else f"{a['name']}_{tag}", "base": f"a_{a['name']}_base",
-                        "esz": _log2(a["width"] // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
+                        "esz": _log2(ew // 8), "dw": dw, "dsz": _log2(dw // 8), "master_prefix": wire}
                 array_views.append(view)
                 ports.append(view["prefix"])
         sig_width = {"id": idw, "data": dw, "strb": dw // 8}

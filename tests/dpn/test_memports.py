@@ -91,9 +91,6 @@ def test_the_memory_roof_is_the_busiest_arrays():
 def test_bad_mem_width_is_a_usage_error(capsys):
     code, _, err = run_cli(["sim", str(GEMV), *SIZES, "--mem-width", "100", "--dpn-only"], capsys)
     assert code == 2 and "--mem-width" in err
-    code, _, err = run_cli(["compile", str(GEMV), *SIZES, "--mem-width", "512", "--interface", "axi4", "-o",
-                            "unused"], capsys)
-    assert code == 2 and "--mem-width" in err and "axi4" in err
     code, _, err = run_cli(["sim", str(GEMV), *SIZES, "--mem-latency", "0", "--dpn-only"], capsys)
     assert code == 2 and "--mem-latency" in err
 

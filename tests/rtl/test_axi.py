@@ -63,9 +63,10 @@ def _compile(src: Path, out: Path, *extra: str) -> dict:
     return json.loads((out / "report.json").read_text())["axi4"]
 
 
-def _base(k: int, shift: int) -> int:
-    """Above 4 GiB (both address words matter), 64 bytes before a page end (bursts get cut there)."""
-    return ((1 + k % 2) << 32) + 0x100000 * k + 0xFC0 + shift
+def _base(k: int, shift: int, align: int) -> int:
+    """Above 4 GiB (both address words matter), 64 bytes before a page end (bursts get cut there), on a
+    multiple of `align` bytes (a wide port's line: docs/rtl-interface.md)."""
+    return (((1 + k % 2) << 32) + 0x100000 * k + 0xFC0 + shift) // align * align
 
 
 def _run_spec(res, axi: dict, seed: int, shift: int, irq: bool):
@@ -74,7 +75,8 @@ def _run_spec(res, axi: dict, seed: int, shift: int, irq: bool):
     GccReference(res.kernel).run({**inputs, **expected})
     master = {a: m["prefix"] for m in axi["masters"] for a in m["arrays"]}
     names = [a for m in axi["masters"] for a in m["arrays"]]
-    bases = {a: _base(k, shift) for k, a in enumerate(names)}
+    width = {a: m["data_width"] for m in axi["masters"] for a in m["arrays"]}
+    bases = {a: _base(k, shift, width[a] // 8) for k, a in enumerate(names)}
     regs = []
     for r in axi["register_map"]:
         if r["kind"] == "scalar":
@@ -125,7 +127,13 @@ CASES = [
     # --parallel 2: A and B (only read) and C (read for one slab's rows each, then stored) get a read
     # channel per slab, two port adapters on one master; C a write channel per slab too, on the same
     # two adapters, each slab's stores waiting for its own load unit's tokens
-    pytest.param(EXAMPLES / "gemm-int.c", ["--parallel", "2"], [(5, 0x40, False)], 0.3, id="gemm-int-read-ports"),
+    # (one word per beat: --mem-width 0; the other cases have the default 512-bit ports)
+    pytest.param(EXAMPLES / "gemm-int.c", ["--parallel", "2", "--mem-width", "0"], [(5, 0x40, False)], 0.3,
+                 id="gemm-int-read-ports"),
+    # --mem-width 256 at --parallel 2: A, y1 and y2 (only read) are read a line of four doubles per beat
+    # through their line readers, each shared by its load units, on 256-bit masters; x1 and x2 stay narrow
+    pytest.param(EXAMPLES / "mvt.c", ["--mem-width", "256", "--parallel", "2"], [(6, 0, False)], 0.3,
+                 id="mvt-wide"),
 ]
 
 
@@ -140,8 +148,12 @@ def test_axi_wrapper_matches_gcc(src, flags, runs, stall, rtl_cache, tmp_path):
     assert axi["bundle"] == ("--axi-bundle" in flags)
     assert lint_verilator(sorted((out / "rtl").glob("*.v")), top) == []
     res = run(Options(str(src)))
-    if "--parallel" in flags:  # every read channel of an array has its own port adapter on the array's master
-        assert {m["prefix"]: m["ports"] for m in axi["masters"]} == {"m_axi_A": 2, "m_axi_B": 2, "m_axi_C": 2}
+    ports = {m["prefix"]: (m["ports"], m["data_width"]) for m in axi["masters"]}
+    if "256" in flags:  # a wide array: one adapter (its line reader's port) as wide as the option
+        assert ports == {"m_axi_x1": (2, 64), "m_axi_x2": (2, 64), "m_axi_y1": (1, 256), "m_axi_y2": (1, 256),
+                         "m_axi_A": (1, 256)}
+    elif "--parallel" in flags:  # every read channel of an array has its own port adapter on the array's master
+        assert ports == {"m_axi_A": (2, 32), "m_axi_B": (2, 32), "m_axi_C": (2, 32)}
         assert "C_wr1_req_valid" in (out / "rtl" / f"{top}.v").read_text()  # C's second write channel
     specs = [_run_spec(res, axi, seed, shift, irq) for seed, shift, irq in runs]
     result = _simulate(out, top, axi, [s[0] for s in specs], rtl_cache, stall, seed=len(runs))
@@ -161,15 +173,21 @@ def test_axi_wrapper_matches_gcc(src, flags, runs, stall, rtl_cache, tmp_path):
     for prefix, b in bursts.items():
         assert b["max_len"] <= 16 and b["ar_beats"] >= b["ar"] and b["aw_beats"] >= b["aw"], (prefix, b)
     # Consecutive requests were coalesced: a streamed operand moved several beats per burst (not so
-    # in gemm-int's slabs at --parallel 2: each load unit reads a few elements of a row per tile).
-    assert "--parallel" in flags or max(b["ar_beats"] / max(1, b["ar"]) for b in bursts.values()) >= 3, bursts
+    # in gemm-int's slabs at --parallel 2: each load unit reads a few elements of a row per tile).  A wide
+    # port's line reader asks for a line when a unit first needs it: those beats come one by one.
+    narrow = [b for p, b in bursts.items() if ports[p][1] <= 64 and b["ar"]]
+    assert "--parallel" in flags or not narrow or max(b["ar_beats"] / b["ar"] for b in narrow) >= 3, bursts
+    if "256" in flags:  # mvt reads A's 576 doubles twice, four to a beat; the line readers keep lines
+        assert bursts["m_axi_A"]["ar_beats"] < 2 * 576 // 4 and bursts["m_axi_y1"]["ar_beats"] <= 2 * 24 // 4, bursts
 
 
 def test_register_map_in_report(tmp_path):
     out = tmp_path / "gemm"
     axi = _compile(EXAMPLES / "gemm-int.c", out)
     assert [m["prefix"] for m in axi["masters"]] == ["m_axi_C", "m_axi_A", "m_axi_B"]
-    assert all(m["data_width"] == 32 and m["arrays"] == [m["prefix"][6:]] for m in axi["masters"])
+    assert all(m["arrays"] == [m["prefix"][6:]] for m in axi["masters"])
+    # A and B, only read, get 512-bit ports by default (--mem-width); C, read and written, moves a word
+    assert [m["data_width"] for m in axi["masters"]] == [32, 512, 512]
     got = [(r["offset"], r["name"]) for r in axi["register_map"]]
     assert got == [(0x00, "AP_CTRL"), (0x04, "GIE"), (0x08, "IER"), (0x0C, "ISR"), (0x10, "alpha"), (0x18, "beta"),
                    (0x20, "C[31:0]"), (0x24, "C[63:32]"), (0x28, "A[31:0]"), (0x2C, "A[63:32]"),
