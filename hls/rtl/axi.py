@@ -147,6 +147,8 @@ def register_map(scalars: Sequence[dict], arrays: Sequence[dict],
             width = 64
             dims = "".join(f"[{s}]" for s in info["shape"])
             what = f"byte base address of `{info['type']} {name}{dims}`"
+            if info.get("line", 1) > 1:  # read a line per beat (`--mem-width`): aligned beats
+                what += f", a multiple of {info['rd_width'] // 8} bytes"
         words = 2 if width > 32 else 1
         for w in range(words):
             lo = 32 * w

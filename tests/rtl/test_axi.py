@@ -188,6 +188,8 @@ def test_register_map_in_report(tmp_path):
     assert all(m["arrays"] == [m["prefix"][6:]] for m in axi["masters"])
     # A and B, only read, get 512-bit ports by default (--mem-width); C, read and written, moves a word
     assert [m["data_width"] for m in axi["masters"]] == [32, 512, 512]
+    aligned = {r["arg"] for r in axi["register_map"] if "a multiple of 64 bytes" in r["description"]}
+    assert aligned == {"A", "B"}  # a line per beat: the host places them on line boundaries
     got = [(r["offset"], r["name"]) for r in axi["register_map"]]
     assert got == [(0x00, "AP_CTRL"), (0x04, "GIE"), (0x08, "IER"), (0x0C, "ISR"), (0x10, "alpha"), (0x18, "beta"),
                    (0x20, "C[31:0]"), (0x24, "C[63:32]"), (0x28, "A[31:0]"), (0x2C, "A[63:32]"),
