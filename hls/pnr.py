@@ -502,6 +502,11 @@ def name_critical_path(hops: Sequence[Mapping], files: Mapping[str, str], top: s
             decl_lines[mod] = found
         return decl_lines[mod]
 
+    def operators_in(mod: str) -> dict[str, str]:
+        """instance -> module of the operators a process module instantiates (`dpn_fadd_f32 u_n6 (`)."""
+        return {m.group(2): m.group(1) for m in _INSTANCE.finditer(texts[mod])
+                if m.group(1) in texts and kinds.get(m.group(1)) == "operator"}
+
     def by_name(hop: Mapping) -> Optional[tuple[str, str, str]]:
         """A net or cell named after a signal of an instance (``u_S0_S1.n2_MULT18X18D_P9``, ``u_c2.mem.0.7_RAD_1``,
         ``u_S0_S1.x3[15]``); names Yosys derived through carry chains and LUTs (``_CCU2C_``, ``_LUT4_Z``)
@@ -515,6 +520,10 @@ def name_critical_path(hops: Sequence[Mapping], files: Mapping[str, str], top: s
             return None
         decls = declared(mod)
         for part in rest.split("."):  # past generate-block names: `u_c1.g_ram.fly_q` -> `fly_q`
+            sub = operators_in(mod).get(part)
+            if sub is not None:  # into an operator instance of the process: `u_S0.u_n6.s1_sigy`
+                mod, decls = sub, declared(sub)
+                continue
             sig = re.match(r"[A-Za-z_]\w*", part)
             cand = sig.group(0) if sig else ""
             while cand and cand not in decls:  # `n2_MULT18X18D_P9` -> `n2`

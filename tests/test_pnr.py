@@ -171,6 +171,31 @@ def test_a_path_inside_a_generate_block_is_named():
     assert cp["summary"].startswith("channel c5, channel FIFO") and cp["delay_ns"] == pytest.approx(2.76)
 
 
+def test_a_path_inside_an_operator_instance_is_named():
+    """A path whose nets are all defined in the tool's cell library, between two registers of an
+    operator instance inside a process (`u_S0.u_n6.s1_sigy` -> `u_S0.u_n6.s2_y`: a floating-point
+    adder's alignment shifter), is the process's operator, named by the operator module's register."""
+    files = {
+        "k_top.v": "module k_top (input clk);\n  k_s0 u_S0 (\n    .clk(clk));\nendmodule\n",
+        "k_s0.v": "// Compute process S0\nmodule k_s0 (input clk);\n  wire [31:0] n6_y;\n"
+                  "  dpn_fadd_f32 u_n6 (.clk(clk), .y(n6_y));\nendmodule\n",
+        "dpn_fadd_f32.v": "module dpn_fadd_f32 (input clk, output [31:0] y);\n    reg [23:0] s1_sigy;  // the other\n"
+                          "    reg [26:0] s2_y;\nendmodule\n",
+    }
+    lib = [("/share/lattice/cells_map_trellis.v", 108)]
+    hops = [{"type": "clk-to-q", "name": "u_S0.u_n6.s1_sigy_TRELLIS_FF_Q_22.Q", "delay": 0.52, "total": 0.52,
+             "sources": []},
+            {"type": "routing", "name": "u_S0.u_n6.s1_sigy[22]", "delay": 4.55, "total": 5.07, "sources": lib},
+            {"type": "logic", "name": "u_S0.u_n6.s2_y_TRELLIS_FF_Q_21_DI_LUT4_Z.F", "delay": 0.24, "total": 5.31,
+             "sources": []},
+            {"type": "routing", "name": "u_S0.u_n6.s2_y_TRELLIS_FF_Q_21_DI_LUT4_Z_1_C[3]", "delay": 0.63,
+             "total": 5.94, "sources": lib},
+            {"type": "setup", "name": "u_S0.u_n6.s2_y_TRELLIS_FF_Q_21.DI", "delay": 0.1, "total": 6.04, "sources": []}]
+    cp = pnr.name_critical_path(hops, files, "k_top")
+    assert (cp["process"], cp["kind"]) == ("S0", "operator"), cp
+    assert "s1_sigy" in cp["summary"] and cp["to"] == "u_S0.u_n6.s2_y"
+
+
 def test_cli_missing_tools(monkeypatch, capsys):
     monkeypatch.setattr(pnr, "find_nextpnr", lambda: None)
     rc, _out, err = run_cli(["estimate", str(ROOT / "examples" / "gemm-int.c"), "--target", "ecp5", "--pnr"], capsys)
