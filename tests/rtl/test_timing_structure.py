@@ -18,7 +18,7 @@ from tests.rtl.checks import assert_bit_exact
 _COPY = re.compile(r"^\s*\(\* keep \*\) always @\(posedge clk\) r_(ce_\w+) <= nx_en_seg(\d+);", re.M)
 
 
-_HOLD = re.compile(r"^\s*wire okh_(p\d+) = (.*);$", re.M)
+_HOLD = re.compile(r"^\s*wire okh(q?_p\d+) = (.*);$", re.M)
 
 
 def _checked(text: str) -> tuple[str, int]:
@@ -39,14 +39,15 @@ def _checked(text: str) -> tuple[str, int]:
 
 
 def _flags_checked(text: str) -> tuple[str, int]:
-    """A process module with an assertion that every registered operand flag `ok_p*` equals the
-    combinational flag it anticipates: its `okh_p*` (the flag if nothing steps) with each channel's
-    look-ahead `hold_*` replaced by the channel's `out_valid` of this cycle (`now_*`)."""
+    """A process module with an assertion that every registered operand flag `ok_p*` (or the FIFOs'
+    part `okq_p*` of a port that also reads a buffer) equals the combinational flag it anticipates:
+    its `okh_p*` (the flag if nothing steps) with each channel's look-ahead `hold_*` replaced by the
+    channel's `out_valid` of this cycle (`now_*`)."""
     ports = _HOLD.findall(text)
     if not ports:
         return text, 0
     now = [(p, re.sub(r"\bhold_(\w+)", r"now_\1", expr)) for p, expr in ports]
-    differ = " || ".join(f"(ok_{p} != ({expr}))" for p, expr in now)
+    differ = " || ".join(f"(ok{p} != ({expr}))" for p, expr in now)
     check = (f"  always @(posedge clk) if (!rst && started && ({differ}))\n"
              f"    $fatal(1, \"%m: a registered operand flag differs from its channels' valid\");\n")
     head, tail = text.rsplit("endmodule", 1)
@@ -71,6 +72,19 @@ def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cach
         design.rtl[name], n = _checked(text)
         copies += n
     assert copies > 0
+    assert_bit_exact(res, design, tmp_path, rtl_cache)
+
+
+def test_fifo_part_of_a_port_reading_a_buffer_is_registered(tmp_path, rtl_cache):
+    """seidel-int's ports read each value from its load unit's buffer or from the process's own
+    earlier write through a FIFO: the FIFOs' part of the flag is a register (`okq_p*`), which must
+    equal, in every cycle after the start and under back-pressure, the FIFOs' `out_valid` part."""
+    res, design = _design("seidel-int")
+    ports = 0
+    for name, text in list(design.rtl.items()):
+        design.rtl[name], n = _flags_checked(text)
+        ports += len(re.findall(r"wire ok_p\d+ = okq_p\d+ \|\| \(sel_\w+ && \w+_valid\)", text))
+    assert ports >= 2
     assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
