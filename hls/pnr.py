@@ -502,10 +502,14 @@ def name_critical_path(hops: Sequence[Mapping], files: Mapping[str, str], top: s
             decl_lines[mod] = found
         return decl_lines[mod]
 
+    operator_insts: dict[str, dict[str, str]] = {}
+
     def operators_in(mod: str) -> dict[str, str]:
         """instance -> module of the operators a process module instantiates (`dpn_fadd_f32 u_n6 (`)."""
-        return {m.group(2): m.group(1) for m in _INSTANCE.finditer(texts[mod])
-                if m.group(1) in texts and kinds.get(m.group(1)) == "operator"}
+        if mod not in operator_insts:
+            operator_insts[mod] = {m.group(2): m.group(1) for m in _INSTANCE.finditer(texts[mod])
+                                   if m.group(1) in texts and kinds.get(m.group(1)) == "operator"}
+        return operator_insts[mod]
 
     def by_name(hop: Mapping) -> Optional[tuple[str, str, str]]:
         """A net or cell named after a signal of an instance (``u_S0_S1.n2_MULT18X18D_P9``, ``u_c2.mem.0.7_RAD_1``,

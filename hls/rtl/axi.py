@@ -117,10 +117,10 @@ def _element_bits(width: int) -> int:
     return b
 
 
-def _port_bits(array: dict) -> int:
-    """Bits an array's port moves per beat: a line of its wide read port (`--mem-width`,
-    `dpn.memports`), else one element."""
-    return array["rd_width"] if array.get("line", 1) > 1 else _element_bits(array["width"])
+def _port_element(array: dict) -> tuple[int, int]:
+    """(index bits, data bits) of what an array's port adapter moves per beat: a line of its wide
+    read port (`--mem-width`, `dpn.memports`), else one element."""
+    return (array["raw"], array["rd_width"]) if array.get("line", 1) > 1 else (array["aw"], array["width"])
 
 
 def register_map(scalars: Sequence[dict], arrays: Sequence[dict],
@@ -235,7 +235,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
     groups = [(BUNDLE, arrays)] if bundle and arrays else [(a["name"], [a]) for a in arrays]
     masters, array_views = [], []
     for name, members in groups:
-        dw = max(_port_bits(a) for a in members)
+        dw = max(_port_element(a)[1] for a in members)
         n = sum(_adapters(a) for a in members)  # port adapters
         pw = clog2(n)
         idw = pw
@@ -251,8 +251,7 @@ def generate_axi(design: RtlDesign, *, bundle: bool = False,
                 rd = reads[k] if k < len(reads) else "rd"
                 wr = writes[k] if k < len(writes) else "wr"
                 tag = reads[k] if k < len(reads) else wr
-                # a wide array (`memports`) is read a line at a time: its adapter's element is the line
-                iw, ew = (a["raw"], a["rd_width"]) if a.get("line", 1) > 1 else (a["aw"], a["width"])
+                iw, ew = _port_element(a)
                 view = {"name": a["name"], "prefix": f"a_{a['name']}" if k == 0 else f"a_{a['name']}_{tag}",
                         "iw": iw, "ew": ew, "load": k < len(reads), "store": k < len(writes),
                         "primary": k == 0, "core_rd": rd, "core_wr": wr,

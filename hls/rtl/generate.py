@@ -81,11 +81,10 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
         t = chans[0].type
         # a port reading FIFOs only (with multiplicity or not) keeps its operand flag in a register
         # computed a cycle ahead from the FIFOs' look-ahead (out_vk, out_vt; a FIFO with multiplicity's
-        # out_held too): no path from a channel's flags through the fire
+        # out_held too): no path from a channel's flags through the fire.  A port reading a buffer and
+        # FIFOs (a stencil's value from memory or from its own earlier write) keeps the FIFOs' part of
+        # the flag in such a register, the buffer's part combinational: every FIFO channel is flagged
         registered = all(c.kind in (ChannelKind.FIFO, ChannelKind.FIFO_MULT) for c in chans)
-        # a port reading a buffer and FIFOs (a stencil's value from memory or from its own earlier
-        # write) keeps the FIFOs' part of the flag in such a register, the buffer's part combinational
-        mixed = not registered and any(c.kind != ChannelKind.BUFFER for c in chans)
         views = []
         for c in chans:
             ch = f"{c.name}_r"
@@ -94,7 +93,7 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             v["sel_nx"] = ahead_guard(v["sel"])
             decls += [f"input {ch}_valid", f"output {ch}_ready", f"input [{c.width - 1}:0] {ch}_data"]
             conns += [(f"{ch}_valid", f"{ch}_valid"), (f"{ch}_ready", f"{ch}_ready"), (f"{ch}_data", f"{ch}_data")]
-            if registered or (mixed and c.kind != ChannelKind.BUFFER):
+            if c.kind != ChannelKind.BUFFER:
                 decls += [f"input {ch}_vk", f"input {ch}_vt"]
                 conns += [(f"{ch}_vk", f"{ch}_vk"), (f"{ch}_vt", f"{ch}_vt")]
             if c.kind == ChannelKind.FIFO_MULT:
@@ -102,9 +101,8 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
                 v["first_nx"] = ahead_guard(v["first"])
                 decls.append(f"output {ch}_first")
                 conns.append((f"{ch}_first", f"{ch}_first"))
-                if registered or mixed:
-                    decls.append(f"input {ch}_held")
-                    conns.append((f"{ch}_held", f"{ch}_held"))
+                decls.append(f"input {ch}_held")
+                conns.append((f"{ch}_held", f"{ch}_held"))
             if c.kind == ChannelKind.BUFFER:
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
@@ -117,7 +115,6 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
             views.append(v)
         name = f"p{k}"
         ports.append({"name": name, "what": what, "optional": optional, "channels": views, "registered": registered,
-                      "mixed": mixed,
                       "decl": f"{datapath.decl(t, 'pv_' + name) if width == t.bits else f'wire [{width - 1}:0] pv_{name}'}",
                       "signal": f"pv_{name}"})
     return ports, decls, conns
@@ -163,7 +160,7 @@ def _carry(port: dict, step: str) -> dict:
         for expr, width, target in parts:
             fields.append(expr)
             unpack.append(f"{target} = {at}[{bit + width - 1}:{bit}]" if width > 1 else f"{target} = {at}[{bit}]")
-            flagged = port.get("registered") or (port.get("mixed") and c["kind"] != "buffer")
+            flagged = c["kind"] != "buffer"  # a FIFO's flag is a register (`_in_ports`)
             if target == f"wire sel_{ch}" and flagged:  # the selection a stage before
                 unpack.append(f"wire selp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_first" and flagged:  # the first read a stage before
