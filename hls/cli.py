@@ -157,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --parallel P > 1: per-part (default): an array whose elements are each stored by "
                             "one parallel slab gets a write channel per slab, each with its own store unit, so P "
                             "processes store P results per cycle; shared: one write channel per array")
+        c.add_argument("--load-order", choices=("auto", "first-read", "band-start"), default="auto",
+                       help="when a tiled band's load unit reads each element: first-read (just before its first "
+                            "read, in the readers' order: the smallest buffers), band-start (before the band's "
+                            "first instance, in row-major order: a simpler load control, larger buffers), or auto "
+                            "(default: band-start where the first reads' order has many pieces)")
         _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
@@ -280,7 +285,7 @@ def _options(args: argparse.Namespace):
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
                    getattr(args, "read_ports", "per-part"), _mem_width(args),
                    getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None),
-                   getattr(args, "write_ports", "per-part"))
+                   getattr(args, "write_ports", "per-part"), getattr(args, "load_order", "auto"))
 
 
 #: --mem-width's default with --interface axi4: the data width AXI memory ports of FPGA shells have

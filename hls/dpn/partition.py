@@ -49,6 +49,19 @@ READ_PORTS = ("per-part", "shared")
 #: results per cycle rather than queueing at one store unit in the array's order.
 WRITE_PORTS = READ_PORTS
 
+#: `--load-order`: when a load unit of a tiled band reads each element.  `first-read`: just before its
+#: first read in the band (FIRSTREAD), in the readers' order, so its channels are FIFOs where the
+#: readers' order allows and a buffer holds a value from its first read on.  `band-start`: before the
+#: band's first instance, in the elements' row-major order: a buffer then holds every value the band
+#: reads from its start, but the unit's control walks its domain's lexicographic order (a skewed 3-d
+#: stencil's load unit at T=10, N=26: 114 successor pieces instead of 1,038, whose next-state logic
+#: was half of its compile).  `auto`: `band-start` for a unit whose first reads make a schedule of more
+#: than `BAND_START_ABOVE` basic maps (`_band_start_pays`), `first-read` otherwise.
+LOAD_ORDERS = ("auto", "first-read", "band-start")
+#: the most basic maps of a first-read load schedule that `auto` keeps: every example at its own size
+#: has at most 10 (red-black's), heat-3d's grows with its tile classes, 46 at T=10, N=26
+BAND_START_ABOVE = 16
+
 
 def load_name(array: str, port: int = 0) -> str:
     """The load unit driving read channel `port` of `array` (the first keeps the plain name)."""
@@ -58,6 +71,51 @@ def load_name(array: str, port: int = 0) -> str:
 def store_name(array: str, port: int = 0) -> str:
     """The store unit driving write channel `port` of `array` (the first keeps the plain name)."""
     return f"STORE_{array}" if port == 0 else f"STORE_{array}_{port}"
+
+
+def _band_start(domain: isl.Set, band_dims: int, time_dims: int, before: int, unit: int) -> Optional[isl.Map]:
+    """The `band-start` schedule of a load unit over `domain` (band coordinates, element): each band's
+    elements at time (band, `before`, element, 0.., LOAD_SLOT, `unit`), `before` being below every
+    instance's time dimension `band_dims` (`_band_floor`), so they precede the band's instances in
+    the element's row-major order.  Still a valid global schedule: what a band loads was stored by
+    an earlier band (a later band's value would be local), and its own stores come after its loads.
+    None where the time stamps have no room for the element's dimensions."""
+    elements = domain.dim(isl.dim_type.set) - band_dims
+    if band_dims + 1 + elements + 2 > time_dims:
+        return None
+    m = isl.Map.identity(isl.Space.map_from_set(domain.get_space()))
+    m = m.insert_dims(isl.dim_type.out, band_dims, 1).fix_val(isl.dim_type.out, band_dims, before)
+    n = m.dim(isl.dim_type.out)
+    m = m.add_dims(isl.dim_type.out, time_dims - n)
+    for d in range(n, time_dims - 2):
+        m = m.fix_val(isl.dim_type.out, d, 0)
+    m = m.fix_val(isl.dim_type.out, time_dims - 2, LOAD_SLOT).fix_val(isl.dim_type.out, time_dims - 1, unit)
+    return m.reset_tuple_id(isl.dim_type.out).intersect_domain(domain)
+
+
+def _band_floor(sched: dict[str, isl.Map], band_dims: int) -> int:
+    """One less than the smallest value any statement's tiled time takes at dimension `band_dims`
+    (the first after the band coordinates)."""
+    low = None
+    for m in sched.values():
+        if m.is_empty():
+            continue
+        n = m.dim(isl.dim_type.out)
+        at = m.range().project_out(isl.dim_type.set, band_dims + 1, n - band_dims - 1) \
+            .project_out(isl.dim_type.set, 0, band_dims)
+        v = int(at.dim_min_val(0).to_python())
+        low = v if low is None else min(low, v)
+    return (low if low is not None else 0) - 1
+
+
+def _band_start_pays(order: str, first_read: isl.Map, domain: isl.Set, band_dims: int) -> bool:
+    """Whether a load unit runs in `band-start` order (`LOAD_ORDERS`): asked, or, with `auto`, where its
+    first reads make a schedule of many pieces, on a tiled band (some band coordinate varies)."""
+    if order != "auto":
+        return order == "band-start"
+    if first_read.n_basic_map() <= BAND_START_ABOVE:
+        return False
+    return any(domain.plain_get_val_if_fixed(isl.dim_type.set, d).is_nan() for d in range(band_dims))
 
 
 def _band_of(sched: isl.Map, band_dims: int) -> isl.Map:
@@ -169,13 +227,14 @@ def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str
 
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
                   onchip_words: int = DEFAULT_ONCHIP_WORDS, read_ports: str = "shared",
-                  write_ports: str = "shared") -> ProcessNetwork:
+                  write_ports: str = "shared", load_order: str = "auto") -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
     split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
     argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`),
     and arrays read and written through one channel or one per slab (`read_ports`, `READ_PORTS`;
-    `write_ports`, `WRITE_PORTS`)."""
+    `write_ports`, `WRITE_PORTS`), each load unit reading in `load_order` (`LOAD_ORDERS`)."""
     assert read_ports in READ_PORTS and write_ports in WRITE_PORTS, (read_ports, write_ports)
+    assert load_order in LOAD_ORDERS, load_order
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -184,7 +243,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
     net.tiling = tiling
-    net.partition = (parallel, uniform, read_ports, write_ports)
+    net.partition = (parallel, uniform, read_ports, write_ports, load_order)
     band = {s: _band_of(m, nb) for s, m in sched.items()}
 
     def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
@@ -298,13 +357,19 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 t = m.reverse().apply_range(_extend(sched[st.name], LOAD_SLOT, read_index[r.id]))
                 firsts[(r.array, k)] = t if (r.array, k) not in firsts else firsts[(r.array, k)].union(t)
     order = list(program.arrays)
-    for array, port in sorted(firsts, key=lambda k: (order.index(k[0]), k[1])):
+    floor = None  # `_band_floor`, once a load unit needs it
+    for unit, (array, port) in enumerate(sorted(firsts, key=lambda k: (order.index(k[0]), k[1]))):
         t = firsts[(array, port)]
         s = iu.coalesced(t.lexmin())
         # the domain of the reads, not of their lexmin: the same set without the lexmin's pieces (a
         # skewed 3-d stencil's: 31 against 10), which every later relation on the loads would carry
         slab = next((sl for sl, k in channel_of[array].items() if k == port), None) if array in channel_of else None
-        net.add_process(Process(load_name(array, port), ProcessKind.LOAD, iu.coalesced(t.domain()), s,
+        domain = iu.coalesced(t.domain())
+        if _band_start_pays(load_order, s, domain, nb):
+            if floor is None:
+                floor = _band_floor(sched, nb)
+            s = _band_start(domain, nb, time_dims, floor, unit) or s
+        net.add_process(Process(load_name(array, port), ProcessKind.LOAD, domain, s,
                                 program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
     for st in program.statements:
         for pname, _slab, dom in parts[st.name]:
