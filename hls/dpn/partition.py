@@ -58,9 +58,12 @@ WRITE_PORTS = READ_PORTS
 #: was half of its compile).  `auto`: `band-start` for a unit whose first reads make a schedule of more
 #: than `BAND_START_ABOVE` basic maps (`_band_start_pays`), `first-read` otherwise.
 LOAD_ORDERS = ("auto", "first-read", "band-start")
-#: the most basic maps of a first-read load schedule that `auto` keeps: every example at its own size
-#: has at most 10 (red-black's), heat-3d's grows with its tile classes, 46 at T=10, N=26
-BAND_START_ABOVE = 16
+#: the most basic maps of a first-read load schedule that `auto` keeps.  They grow with the tile
+#: classes: at their own sizes the examples have at most 10 (red-black's); at 64 times their instances
+#: jacobi-2d's has 17 (its control 0.8 s; band-start: 25% more buffer words for 0.3 s), red-black's 27
+#: (2.4 s; band-start saves 4 s of 15 and doubles the words), heat-3d's 46 and 30 (74 s of control;
+#: band-start: 183 -> 84 s, 46% more words); heat-3d's at 16 times, 21 (19 -> 13.5 s, 48% more words)
+BAND_START_ABOVE = 24
 
 
 def load_name(array: str, port: int = 0) -> str:
@@ -368,7 +371,13 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         if _band_start_pays(load_order, s, domain, nb):
             if floor is None:
                 floor = _band_floor(sched, nb)
-            s = _band_start(domain, nb, time_dims, floor, unit) or s
+            started = _band_start(domain, nb, time_dims, floor, unit)
+            if started is not None and load_order == "auto":
+                net.notes.append(f"{load_name(array, port)} loads each band's elements when the band starts, in "
+                                 f"row-major order: its first reads make a schedule of {s.n_basic_map()} pieces "
+                                 f"(more than {BAND_START_ABOVE}); `--load-order first-read` loads each just "
+                                 f"before that read, into smaller buffers, at a higher compile cost")
+            s = started or s
         net.add_process(Process(load_name(array, port), ProcessKind.LOAD, domain, s,
                                 program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
     for st in program.statements:
