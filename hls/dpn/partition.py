@@ -526,22 +526,35 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
     pieces: the load domain's own pieces do not coalesce with the result's.)"""
     out = []
     for array, pl, ps in _loaded_and_stored(net, program):
-        key = (str(pl.domain), str(ps.domain), pl.band_dims, pl.name, ps.name)
-        if key not in _MEMORY_ORDERS:
-            if len(_MEMORY_ORDERS) >= MEMORY_ORDERS_KEPT:
-                _MEMORY_ORDERS.pop(next(iter(_MEMORY_ORDERS)))
-            _MEMORY_ORDERS[key] = [(source, sink, str(m)) for source, sink, m in _array_memory_order(pl, ps)]
-        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _MEMORY_ORDERS[key])
+        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _memory_order_of(pl, ps))
     return out
 
 
-#: the memory-order relations of a load and a store unit, by their domains: they depend on nothing
-#: else, and the candidates of one compile that share a tiling (its point orders, merges and slabs)
-#: share them (a skewed 3-d stencil's: a twelfth of choosing among its point orders).  Kept as text,
-#: read again for each network: isl may change an object's form in place, and a network's elements
-#: are its own (`isl_utils.reread`)
-_MEMORY_ORDERS: dict[tuple, list[tuple[str, str, str]]] = {}
-MEMORY_ORDERS_KEPT = 64
+def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
+    """`_array_memory_order` as text, from `_MEMORY_ORDERS` where two domains equal to these were
+    solved before: equal sets, not only equal texts (two point orders of heat-3d's corner give its
+    store unit one domain in two forms, each solved in 2-4 s)."""
+    key = (pl.band_dims, pl.name, ps.name)
+    load, store = str(pl.domain), str(ps.domain)
+    known = _MEMORY_ORDERS.setdefault(key, [])
+    for k, (load_k, store_k, rels) in enumerate(known):
+        if (load_k == load or isl.Set(load_k).is_equal(pl.domain)) and \
+                (store_k == store or isl.Set(store_k).is_equal(ps.domain)):
+            return rels
+    if len(known) >= MEMORY_ORDERS_KEPT:
+        known.pop(0)
+    rels = [(source, sink, str(m)) for source, sink, m in _array_memory_order(pl, ps)]
+    known.append((load, store, rels))
+    return rels
+
+
+#: the memory-order relations of a load and a store unit, by (band dimensions, unit names), for each
+#: pair of domains solved: they depend on nothing else, and the candidates of one compile that share
+#: a tiling (its point orders, merges and slabs) share them (a skewed 3-d stencil's: a twelfth of
+#: choosing among its point orders).  Kept as text, read again for each network: isl may change an
+#: object's form in place, and a network's elements are its own (`isl_utils.reread`)
+_MEMORY_ORDERS: dict[tuple, list[tuple[str, str, list[tuple[str, str, str]]]]] = {}
+MEMORY_ORDERS_KEPT = 16  # domain pairs per pair of units
 
 
 def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Map]]:
