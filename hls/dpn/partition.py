@@ -5,7 +5,7 @@ dependence whose source and sink lie in one band flows through an on-chip channe
 bands goes through off-chip memory: the source's value goes to `STORE_<A>`, which writes the last
 value of each element per band (LASTWRITE), and `LOAD_<A>` reads it back for the later band, once
 per band and element, just before its first read there (FIRSTREAD, communication coalescing of
-Theorems 4.1/4.2).  Values from before the kernel are loaded the same way.  Untiled, there is a single
+Theorems 4.1/4.2), or before the band's first instance (`LOAD_ORDERS`).  Values from before the kernel are loaded the same way.  Untiled, there is a single
 band: every element is loaded once before its first read and stored once after its last write.
 Locals (arrays and scalars declared in the kernel) have no off-chip copy: their dependences are on-chip
 channels even between bands.
@@ -14,7 +14,8 @@ Memory order is explicit: token channels make a load wait for the store it must 
 write through memory) and a store wait for the last load that must not see it (write after read).
 
 Global time: the tiled schedule followed by two dimensions that place a load just before the reading
-instance (0, read index), the instance itself (1, 0) and a store just after (2, 0).
+instance (0, read index), the instance itself (1, 0) and a store just after (2, 0); a band-start load
+at (band, one below every instance's next dimension, element, 0, .., 0, unit).
 """
 
 from __future__ import annotations
