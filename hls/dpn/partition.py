@@ -97,9 +97,9 @@ def _band_start(domain: isl.Set, band_dims: int, time_dims: int, before: int, un
     return m.reset_tuple_id(isl.dim_type.out).intersect_domain(domain)
 
 
-def _band_floor(sched: dict[str, isl.Map], band_dims: int) -> int:
+def _band_floor(sched: dict[str, isl.Map], band_dims: int) -> Optional[int]:
     """One less than the smallest value any statement's tiled time takes at dimension `band_dims`
-    (the first after the band coordinates)."""
+    (the first after the band coordinates), or None where that has no lower bound."""
     low = None
     for m in sched.values():
         if m.is_empty():
@@ -107,8 +107,10 @@ def _band_floor(sched: dict[str, isl.Map], band_dims: int) -> int:
         n = m.dim(isl.dim_type.out)
         at = m.range().project_out(isl.dim_type.set, band_dims + 1, n - band_dims - 1) \
             .project_out(isl.dim_type.set, 0, band_dims)
-        v = int(at.dim_min_val(0).to_python())
-        low = v if low is None else min(low, v)
+        v = at.dim_min_val(0)
+        if not v.is_int():
+            return None
+        low = int(v.to_python()) if low is None else min(low, int(v.to_python()))
     return (low if low is not None else 0) - 1
 
 
@@ -361,7 +363,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 t = m.reverse().apply_range(_extend(sched[st.name], LOAD_SLOT, read_index[r.id]))
                 firsts[(r.array, k)] = t if (r.array, k) not in firsts else firsts[(r.array, k)].union(t)
     order = list(program.arrays)
-    floor = None  # `_band_floor`, once a load unit needs it
+    floor: Optional[int] = None  # `_band_floor`, once a load unit needs it
     for unit, (array, port) in enumerate(sorted(firsts, key=lambda k: (order.index(k[0]), k[1]))):
         t = firsts[(array, port)]
         s = iu.coalesced(t.lexmin())
@@ -372,7 +374,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         if _band_start_pays(load_order, s, domain, nb):
             if floor is None:
                 floor = _band_floor(sched, nb)
-            started = _band_start(domain, nb, time_dims, floor, unit)
+            started = _band_start(domain, nb, time_dims, floor, unit) if floor is not None else None
             if started is not None and load_order == "auto":
                 net.notes.append(f"{load_name(array, port)} loads each band's elements when the band starts, in "
                                  f"row-major order: its first reads make a schedule of {s.n_basic_map()} pieces "
