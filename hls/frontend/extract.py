@@ -703,6 +703,12 @@ class _Extractor:
             raise self.error(node, f"`{base}` is not an array")
         name = self.array_of(base, subs, node)
         acc = self.access(stmt, name, subs, False, node, scope, f"r{len(reads)}")
+        # A statement reads each element once: its reads happen before its write, so two reads of one
+        # element by one instance give the same value (heat-3d's `A[i][j][k]`, four times in its
+        # expression: three channels, three buffers and their analyses fewer per statement).
+        same = next((r for r in reads if r.array == name and r.relation.is_equal(acc.relation)), None)
+        if same is not None:
+            return E.ArrayRead(same.id, self.arrays[name].type, same.text)
         reads.append(acc)
         return E.ArrayRead(acc.id, self.arrays[name].type, acc.text)
 
