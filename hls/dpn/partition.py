@@ -5,8 +5,9 @@ dependence whose source and sink lie in one band flows through an on-chip channe
 bands goes through off-chip memory: the source's value goes to `STORE_<A>`, which writes the last
 value of each element per band (LASTWRITE), and `LOAD_<A>` reads it back for the later band, once
 per band and element, just before its first read there (FIRSTREAD, communication coalescing of
-Theorems 4.1/4.2), or before the band's first instance (`LOAD_ORDERS`).  Values from before the kernel are loaded the same way.  Untiled, there is a single
-band: every element is loaded once before its first read and stored once after its last write.
+Theorems 4.1/4.2), or before the band's first instance (`LOAD_ORDERS`).  Values from before the
+kernel are loaded the same way.  Untiled, there is a single band: every element is loaded once
+before its first read and stored once after its last write.
 Locals (arrays and scalars declared in the kernel) have no off-chip copy: their dependences are on-chip
 channels even between bands.
 
