@@ -376,12 +376,13 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
             if floor is None:
                 floor = _band_floor(sched, nb)
             started = _band_start(domain, nb, time_dims, floor, unit) if floor is not None else None
-            if started is not None and load_order == "auto":
-                net.notes.append(f"{load_name(array, port)} loads each band's elements when the band starts, in "
-                                 f"row-major order: its first reads make a schedule of {s.n_basic_map()} pieces "
-                                 f"(more than {BAND_START_ABOVE}); `--load-order first-read` loads each just "
-                                 f"before that read, into smaller buffers, at a higher compile cost")
-            s = started or s
+            if started is not None:
+                if load_order == "auto":
+                    net.notes.append(f"{load_name(array, port)} loads each band's elements when the band starts, in "
+                                     f"row-major order: its first reads make a schedule of {s.n_basic_map()} "
+                                     f"pieces (more than {BAND_START_ABOVE}); `--load-order first-read` loads each "
+                                     f"just before that read, into smaller buffers, at a higher compile cost")
+                s = started
         net.add_process(Process(load_name(array, port), ProcessKind.LOAD, domain, s,
                                 program.arrays[array].loc, array=array, band_dims=nb, port=port, slab=slab))
     for st in program.statements:
@@ -541,7 +542,7 @@ def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
     key = (pl.band_dims, pl.name, ps.name)
     load, store = str(pl.domain), str(ps.domain)
     known = _MEMORY_ORDERS.setdefault(key, [])
-    for k, (load_k, store_k, rels) in enumerate(known):
+    for load_k, store_k, rels in known:
         if (load_k == load or isl.Set(load_k).is_equal(pl.domain)) and \
                 (store_k == store or isl.Set(store_k).is_equal(ps.domain)):
             return rels
