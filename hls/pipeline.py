@@ -538,7 +538,9 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
                f"extrapolate to {out.timing['extrapolated_cycles']})")
     note = (f"network chosen on a reduced instance ({red['instances']} of {instance_count(program)} statement "
             f"instances: the corner of each tile band, tiles {corner}), built once at full size; {how}")
-    out.network.notes.extend([*small.network.notes, note])
+    # the corner's partition notes describe the corner's units; the full-size partition wrote its own
+    corner_built = set(small.stages[0][1].notes)
+    out.network.notes.extend([*(n for n in small.network.notes if n not in corner_built), note])
     out.network.tiling = replace(tiling, reason=small.network.tiling.reason)
     return out
 

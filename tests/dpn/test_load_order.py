@@ -121,3 +121,13 @@ def test_band_start_schedule_is_one_to_one_and_fixed_at_the_floor():
         at = s.range().project_out(isl.dim_type.set, load.band_dims + 1,
                                    s.dim(isl.dim_type.out) - load.band_dims - 1)
         assert not at.plain_get_val_if_fixed(isl.dim_type.set, load.band_dims).is_nan()
+
+
+def test_a_network_chosen_on_a_corner_notes_each_unit_once(monkeypatch):
+    """The corner's own load-order notes describe its units; the full-size partition writes its own."""
+    monkeypatch.setattr(partition, "BAND_START_ABOVE", 0)
+    net = run(Options(str(JACOBI), defines=("T=10", "N=30"), tile="auto", local_words=WORDS[JACOBI])).network
+    assert any("reduced instance" in n for n in net.notes)
+    noted = [n.split()[0] for n in net.notes if "loads each band's elements" in n]
+    assert noted and len(noted) == len(set(noted))
+    assert set(noted) <= {p.name for p in _loads(net)}
