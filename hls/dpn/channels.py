@@ -38,6 +38,7 @@ on the enumerated instances (`replayed_size`) is the tests' oracle for both.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass, field, replace
@@ -87,7 +88,15 @@ def channel_in_order(c: Channel, net: ProcessNetwork) -> bool:
 
 
 def is_unique(rel: isl.Map) -> bool:
-    return rel.is_single_valued()
+    """Whether each value is read once.  Asked by the relation's text: the candidates of one tiling
+    (its point orders, merges, slabs) share their channels' relations, and a memory order's of dozens
+    of pieces took isl a second (heat-3d's corner at T=10, N=26)."""
+    return _single_valued(str(rel))
+
+
+@functools.lru_cache(maxsize=1024)
+def _single_valued(text: str) -> bool:
+    return isl.Map(text).is_single_valued()
 
 
 def in_order_pairs(c: Channel, tables: NetworkTables) -> bool:
@@ -483,14 +492,13 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
             return replace(c, depth=max(1, depth), max_live=max(1, depth))
     moduli = None
     if c.kind == ChannelKind.BUFFER:
-        cells = iu.card(c.relation.domain()) * c.relation.dim(isl.dim_type.in_)
-        replay_first = not large and cells <= LIFETIME_CELLS and not few
+        replay_first = not large and not few and _cells_at_most(c, net, LIFETIME_CELLS)
         replayed = event_replayed_moduli(c, net, tables) if replay_first else None
         if replayed is None and not is_small(c, net):
             moduli = _moduli_within(lambda: _times(c, net)[::2])
             if moduli is None:
                 isl_first.asking = isl_first.asking and not few
-                if not replay_first and cells <= REPLAY_CELLS:  # one not enumerable is not tried twice
+                if not replay_first and _cells_at_most(c, net, REPLAY_CELLS):  # one not enumerable is not tried twice
                     replayed = event_replayed_moduli(c, net, tables)
                 if replayed is None:  # beyond the replay: the bound, not a wait without end
                     write, _first, last = _times(c, net)
@@ -510,6 +518,15 @@ def size_channel(c: Channel, net: ProcessNetwork, tables: Optional[NetworkTables
     if sized is not None and sized.sized_by == "bound":
         isl_first.uncounted.add(pair)
     return sized or replayed_size(c, tables)
+
+
+def _cells_at_most(c: Channel, net: ProcessNetwork, limit: int) -> bool:
+    """Whether a buffer's values x dimensions are at most `limit`.  Its producer's iterations bound
+    its values, and they are counted once per process; the values' own set, of dozens of pieces on a
+    skewed stencil's corner, cost half a second a buffer to count (heat-3d at T=10, N=26: 4.7 s)."""
+    dims = c.relation.dim(isl.dim_type.in_)
+    return iu.card(net.process(c.producer).domain) * dims <= limit or \
+        iu.card(c.relation.domain()) * dims <= limit
 
 
 #: schedule pieces (basic maps) of a channel's producer and of its consumer up to which isl is asked
