@@ -98,6 +98,22 @@ def _band_start(domain: isl.Set, band_dims: int, time_dims: int, before: int, un
     return m.reset_tuple_id(isl.dim_type.out).intersect_domain(domain)
 
 
+def _band_hull(domain: isl.Set) -> isl.Set:
+    """A `band-start` unit's domain: the simple hull of the elements its bands read first, within
+    their own bounds per dimension.  One polyhedron, where those elements of a skewed 3-d stencil's
+    band are a union of about ten, whose row-major walk has a hundred successor pieces and whose
+    memory order with the store unit dozens (heat-3d at T=10, N=26).  The unit loads a few
+    elements more, whose values no channel takes."""
+    hull = isl.Set.from_basic_set(domain.simple_hull())
+    for d in range(domain.dim(isl.dim_type.set)):
+        lo, hi = domain.dim_min_val(d), domain.dim_max_val(d)
+        if lo.is_int():
+            hull = hull.lower_bound_val(isl.dim_type.set, d, lo)
+        if hi.is_int():
+            hull = hull.upper_bound_val(isl.dim_type.set, d, hi)
+    return hull
+
+
 def _band_floor(sched: dict[str, isl.Map], band_dims: int) -> Optional[int]:
     """One less than the smallest value any statement's tiled time takes at dimension `band_dims`
     (the first after the band coordinates), or None where that has no lower bound."""
@@ -375,8 +391,10 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
         if _band_start_pays(load_order, s, domain, nb):
             if floor is None:
                 floor = _band_floor(sched, nb)
-            started = _band_start(domain, nb, time_dims, floor, unit) if floor is not None else None
+            hull = _band_hull(domain)
+            started = _band_start(hull, nb, time_dims, floor, unit) if floor is not None else None
             if started is not None:
+                domain = hull
                 if load_order == "auto":
                     net.notes.append(f"{load_name(array, port)} loads each band's elements when the band starts, in "
                                      f"row-major order: its first reads make a schedule of {s.n_basic_map()} "
@@ -422,14 +440,16 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     channels: list[Channel] = []
 
     def add(producer: tuple[str, str], consumer: tuple[str, str], rel: isl.Map, array: str, src: str, snk: str,
-            role: str) -> None:
+            role: str, coalesce: bool = True) -> None:
         """Producer and consumer are (process, statement or process): the second names the flow in the
-        untiled network (mu), whatever the parallel part."""
+        untiled network (mu), whatever the parallel part.  `coalesce`: False for a relation kept
+        coalesced (the memory orders)."""
         if rel.is_empty():
             return
         name = f"c{len(channels)}"
         mu = f"{producer[1]}:{src}->{consumer[1]}:{snk}"
-        channels.append(Channel(name, producer[0], consumer[0], iu.coalesced(rel), array, program.arrays[array].type,
+        rel = iu.coalesced(rel) if coalesce else rel
+        channels.append(Channel(name, producer[0], consumer[0], rel, array, program.arrays[array].type,
                                 src, snk, mu, role))
 
     for st in program.statements:
@@ -452,7 +472,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 add((p, stmt), (sn, sn), piece.intersect_domain(dp).set_tuple_name(isl.dim_type.out, sn), array,
                     f"{stmt}.w", "mem", "io")
     for producer, consumer, rel, array in memory_order(net, program):
-        add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order")
+        add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order", coalesce=False)
     for c in channels:
         net.add_channel(c)
     return net
@@ -548,7 +568,9 @@ def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
             return rels
     if len(known) >= MEMORY_ORDERS_KEPT:
         known.pop(0)
-    rels = [(source, sink, str(m)) for source, sink, m in _array_memory_order(pl, ps)]
+    # coalesced once more as read back: the form every network takes, coalesced once per compile
+    # (again by each network, it was a second of each heat-3d corner candidate at T=10, N=26)
+    rels = [(source, sink, str(iu.coalesced(isl.Map(str(m))))) for source, sink, m in _array_memory_order(pl, ps)]
     known.append((load, store, rels))
     return rels
 
