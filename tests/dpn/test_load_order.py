@@ -131,3 +131,17 @@ def test_a_network_chosen_on_a_corner_notes_each_unit_once(monkeypatch):
     noted = [n.split()[0] for n in net.notes if "loads each band's elements" in n]
     assert noted and len(noted) == len(set(noted))
     assert set(noted) <= {p.name for p in _loads(net)}
+
+
+@pytest.mark.parametrize("path", [JACOBI, HEAT], ids=["jacobi-2d", "heat-3d"])
+def test_band_start_loads_one_polyhedron_holding_the_first_reads_within_bounds(path):
+    """`_band_hull`: one basic set, holding every element a band reads first, and no element outside
+    what the bands read (the box of those elements per dimension)."""
+    program, nets = _networks(path, first="first-read", start="band-start")
+    for load in _loads(nets["first"]):
+        hull = nets["start"].process(load.name).domain
+        assert hull.n_basic_set() == 1, load.name
+        assert load.domain.is_subset(hull), load.name
+        for d in range(hull.dim(isl.dim_type.set)):
+            assert hull.dim_min_val(d).ge(load.domain.dim_min_val(d)), (load.name, d)
+            assert hull.dim_max_val(d).le(load.domain.dim_max_val(d)), (load.name, d)
