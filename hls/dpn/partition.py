@@ -593,12 +593,16 @@ def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Ma
         for d in range(nb, sink.domain.dim(isl.dim_type.set)):
             before = before.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
         before = before.set_tuple_name(isl.dim_type.out, source.name)
+        # the maximum over disjoint pieces of the source: over overlapping ones isl compares every
+        # piece's candidates with every other's (heat-3d's corner at T=10, N=26, a load waiting on
+        # the store unit: 4.9 s and 99 pieces; over 6 disjoint pieces 0.4 s and 14)
+        candidates = iu.coalesced(source.domain.make_disjoint())
         if same_band:  # a store waits: solved on its domain's hull, then restricted to the domain
             hull = isl.Set.from_basic_set(sink.domain.simple_hull())
-            latest = iu.coalesced(before.intersect_domain(hull).intersect_range(source.domain).lexmax())
+            latest = iu.coalesced(before.intersect_domain(hull).intersect_range(candidates).lexmax())
             latest = latest.intersect_domain(sink.domain)
         else:
-            latest = before.intersect_domain(sink.domain).intersect_range(source.domain).lexmax()
+            latest = before.intersect_domain(sink.domain).intersect_range(candidates).lexmax()
         for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
             if not m.is_empty():
                 out.append((source.name, sink.name, iu.coalesced(m)))
