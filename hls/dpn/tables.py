@@ -16,7 +16,7 @@ import numpy as np
 from ..poly import isl_utils as iu
 from ..poly.rows import key_radix, mixed_radix_keys
 from .network import Channel, Process, ProcessNetwork
-from .stamps import ProcessStamps, find_rows, process_stamps
+from .stamps import ProcessStamps, find_rows, process_stamps, relation_rows
 
 Point = tuple[int, ...]
 
@@ -121,7 +121,7 @@ class ChannelPairs:
 def channel_pairs(c: Channel, producer: RunOrder, consumer: RunOrder, params: Mapping[str, int]) -> ChannelPairs:
     """Enumerated as `stamps.pair_stamps` enumerates the relation (`run_order`)."""
     n = c.relation.dim(isl.dim_type.in_)
-    rows = iu.points(iu.fix_params(c.relation.wrap().flatten(), params))
+    rows = relation_rows(c, params, visit=True)
     xs, ys = rows[:, :n], rows[:, n:]
     into = consumer.positions_of(ys)
     order = np.argsort(into, kind="stable")

@@ -35,6 +35,7 @@ def test_process_stamps_are_the_tables_stamps(network):
 def test_pair_stamps_are_the_channel_tables_pairs(network):
     tables = NetworkTables(network)
     params = network.program.param_values()
+    assert any(c.role == "order" for c in network.channels)  # enumerated consumer first (`relation_rows`)
     for c in network.channels:
         prod, cons = tables.stamps(c.producer), tables.stamps(c.consumer)
         xs, written, read = pair_stamps(c, prod, cons, params)
