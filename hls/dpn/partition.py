@@ -57,8 +57,9 @@ WRITE_PORTS = READ_PORTS
 #: band's first instance, in the elements' row-major order, over their hull (`_band_hull`): a buffer
 #: then holds every value the band reads from its start, but the unit's control walks one
 #: polyhedron's lexicographic order (a skewed 3-d stencil's load unit at T=10, N=26: 29 successor
-#: pieces instead of 1,038, whose next-state logic was half of its compile).  `auto`: `band-start` for a unit whose first reads make a schedule of more
-#: than `BAND_START_ABOVE` basic maps (`_band_start_pays`), `first-read` otherwise.
+#: pieces instead of 1,038, whose next-state logic was half of its compile).  `auto`: `band-start`
+#: for a unit whose first reads make a schedule of more than `BAND_START_ABOVE` basic maps
+#: (`_band_start_pays`), `first-read` otherwise.
 LOAD_ORDERS = ("auto", "first-read", "band-start")
 #: the most basic maps of a first-read load schedule that `auto` keeps.  They grow with the tile
 #: classes: at their own sizes the examples have at most 10 (red-black's); at 64 times their instances
