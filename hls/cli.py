@@ -162,6 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "read, in the readers' order: the smallest buffers), band-start (before the band's "
                             "first instance, in row-major order: a simpler load control, larger buffers), or auto "
                             "(default: band-start where the first reads' order has many pieces)")
+        c.add_argument("--memory-order", choices=("auto", "element", "band"), default="auto",
+                       help="how an array's load and store units wait for each other across tile bands: element "
+                            "(each access waits for the last access of its element: a token per element alive "
+                            "between bands), band (a band's first access waits for the last access of the latest "
+                            "earlier band it depends on: a token per band), or auto (default: band for arrays "
+                            "of more than 8192 elements)")
         _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "
@@ -285,7 +291,8 @@ def _options(args: argparse.Namespace):
                    getattr(args, "point_order", "latency"), getattr(args, "merge", "auto"),
                    getattr(args, "read_ports", "per-part"), _mem_width(args),
                    getattr(args, "mem_latency", 4), getattr(args, "dsp_budget", None),
-                   getattr(args, "write_ports", "per-part"), getattr(args, "load_order", "auto"))
+                   getattr(args, "write_ports", "per-part"), getattr(args, "load_order", "auto"),
+                   getattr(args, "memory_order", "auto"))
 
 
 #: --mem-width's default with --interface axi4: the data width AXI memory ports of FPGA shells have

@@ -17,7 +17,7 @@ from .dpn.network import MEMORY_LATENCY, ProcessNetwork
 from .dpn.merge import SLACK as MERGE_SLACK
 from .dpn.merge import balance_groups, describe, merge_processes
 from .dpn.memports import check_mem_latency, check_mem_width
-from .dpn.partition import LOAD_ORDERS, READ_PORTS, WRITE_PORTS, build_network, slab_groups
+from .dpn.partition import LOAD_ORDERS, MEMORY_ORDERS, READ_PORTS, WRITE_PORTS, build_network, slab_groups
 from .dpn.timing import Timing, deepen, model, simulate_timing
 from .rtl.generate import process_latencies, read_stages
 from .autoparallel import AUTO, GAIN, first_tried, parallel_bound
@@ -60,6 +60,7 @@ class Options:
     dsp_budget: Optional[int] = None  # with --parallel auto: the most multiplier blocks of the compute processes
     write_ports: str = "per-part"  # at --parallel P > 1, arrays stored per slab: a write channel per slab (WRITE_PORTS)
     load_order: str = "auto"  # when a tiled band's load unit reads each element (LOAD_ORDERS)
+    memory_order: str = "auto"  # how load and store units of an array wait across tile bands (MEMORY_ORDERS)
 
 
 @dataclass
@@ -131,7 +132,8 @@ def _network(program: PolyProgram, tiling: Tiling, opts: Options, groups: Sequen
     stages = []
     net = partitioned or build_network(program, tiling, opts.parallel if parallel is None else parallel, uniform,
                                        onchip_words=opts.local_words // 4, read_ports=_read_ports(opts),
-                                       write_ports=_write_ports(opts), load_order=opts.load_order)
+                                       write_ports=_write_ports(opts), load_order=opts.load_order,
+                                       memory_order_mode=opts.memory_order)
     net.mem_width, net.mem_latency = opts.mem_width, opts.mem_latency
     stages.append(("partition", net))
     net = merge_processes(net, groups)
@@ -524,7 +526,8 @@ def _realized(program: PolyProgram, bases: Sequence[Tiling], small: _Built, opts
         per_band, light_only, independent, affinity = cfg["merge"]
         part = build_network(program, tiling, opts.parallel, onchip_words=opts.local_words // 4,
                              read_ports=_read_ports(opts), write_ports=_write_ports(opts),
-                             load_order=opts.load_order)
+                             load_order=opts.load_order,
+                             memory_order_mode=opts.memory_order)
         groups = balance_groups(part, per_band=per_band, light_only=light_only, independent=independent,
                                 affinity=affinity)
     out = _network(program, tiling, opts, groups, parallel=parallel, uniform=uniform, config=cfg, chosen=small,
@@ -627,6 +630,8 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
         raise UsageError(f"--write-ports must be one of {', '.join(WRITE_PORTS)}, got `{opts.write_ports}`")
     if opts.load_order not in LOAD_ORDERS:
         raise UsageError(f"--load-order must be one of {', '.join(LOAD_ORDERS)}, got `{opts.load_order}`")
+    if opts.memory_order not in MEMORY_ORDERS:
+        raise UsageError(f"--memory-order must be one of {', '.join(MEMORY_ORDERS)}, got `{opts.memory_order}`")
     bad_width = check_mem_width(opts.mem_width) or check_mem_latency(opts.mem_latency)
     if bad_width:
         raise UsageError(bad_width)

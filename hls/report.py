@@ -137,8 +137,8 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
     sizes_now = {**macros, **params}
     family = {k: mp.scaled(v, b0) for k, v in sizes_now.items() if v >= b0}
     include_dirs = tuple(getattr(options, "include_dirs", ()) or ())
-    parallel, uniform, read_ports, write_ports, load_order = getattr(
-        net, "partition", (int(getattr(options, "parallel", 1) or 1), False, "shared", "shared", "auto"))
+    parallel, uniform, read_ports, write_ports, load_order, memory_order_mode = getattr(
+        net, "partition", (int(getattr(options, "parallel", 1) or 1), False, "shared", "shared", "auto", "auto"))
     fission = any(b.fission for b in t.bands)
     other = [f"{k}={v}" for k, v in defines.items() if k not in family]
     fusion = getattr(t, "fusion", "separate")
@@ -170,7 +170,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
         if fission:
             tiling = with_fission(prog, tiling) or tiling
         n = build_network(prog, tiling, parallel, uniform, read_ports=read_ports, write_ports=write_ports,
-                          load_order=load_order)
+                          load_order=load_order, memory_order_mode=memory_order_mode)
         tables = NetworkTables(n)
         n = fifoize(type_channels(n))
         tables = tables.for_network(n)

@@ -146,7 +146,7 @@ class ProcessNetwork:
         self.time_dims = time_dims
         self.stage = stage
         self.tiling = None  # the Tiling the network was partitioned with (hls.dpn.tiling)
-        self.partition = (1, False, "shared", "shared", "auto")  # (parts, uniform, read ports, write ports, load order): `build_network`
+        self.partition = (1, False, "shared", "shared", "auto", "auto")  # (parts, uniform, read ports, write ports, load order, memory order): `build_network`
         self.mem_width = 0  # bits of a wide read port's line (`memports`); 0: one word per beat
         self.mem_latency = MEMORY_LATENCY  # cycles from a memory request to its response (`memports`)
         # whether compute processes read operands first needed after issue at that stage

@@ -21,6 +21,7 @@ at (band, one below every instance's next dimension, element, 0, .., 0, unit).
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 import islpy as isl
@@ -67,6 +68,12 @@ LOAD_ORDERS = ("auto", "first-read", "band-start")
 #: (2.4 s; band-start saves 4 s of 15 and doubles the words), heat-3d's 46 and 30 (74 s of control;
 #: band-start: 183 -> 84 s, 46% more words); heat-3d's at 16 times, 21 (19 -> 13.5 s, 48% more words)
 BAND_START_ABOVE = 24
+#: how the load and store units of an array wait for one another across tile bands (`memory_order`):
+#: `element`, each access for the last access of its element before it; `band`, the first access of a
+#: band for the last of the latest earlier band it depends on (`_band_wait`: a token per band rather
+#: than one per element alive across bands); `auto`, `band` for arrays of more than `BAND_ORDER_ABOVE`
+#: elements
+MEMORY_ORDERS = ("auto", "element", "band")
 
 
 def load_name(array: str, port: int = 0) -> str:
@@ -251,14 +258,17 @@ def _onchip_arrays(program: PolyProgram, tiling: Tiling, budget: int) -> set[str
 
 def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, uniform: bool = False,
                   onchip_words: int = DEFAULT_ONCHIP_WORDS, read_ports: str = "shared",
-                  write_ports: str = "shared", load_order: str = "auto") -> ProcessNetwork:
+                  write_ports: str = "shared", load_order: str = "auto",
+                  memory_order_mode: str = "auto") -> ProcessNetwork:
     """Partition a bound, analyzed program into the process network of `tiling`, with each statement
     split into up to `parallel` compute processes per band (`tiling.parallel_parts`, `part_counts`),
     argument values carried between statement groups on chip up to `onchip_words` (`_onchip_arrays`),
     and arrays read and written through one channel or one per slab (`read_ports`, `READ_PORTS`;
-    `write_ports`, `WRITE_PORTS`), each load unit reading in `load_order` (`LOAD_ORDERS`)."""
+    `write_ports`, `WRITE_PORTS`), each load unit reading in `load_order` (`LOAD_ORDERS`), and the load
+    and store units of an array waiting for one another as `memory_order_mode` says (`MEMORY_ORDERS`)."""
     assert read_ports in READ_PORTS and write_ports in WRITE_PORTS, (read_ports, write_ports)
     assert load_order in LOAD_ORDERS, load_order
+    assert memory_order_mode in MEMORY_ORDERS, memory_order_mode
     assert program.is_bound and program.flow is not None
     flow = program.flow
     nb = tiling.band_dims
@@ -267,7 +277,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
     time_dims = next(iter(sched.values())).dim(isl.dim_type.out) + 2
     net = ProcessNetwork(program, time_dims)
     net.tiling = tiling
-    net.partition = (parallel, uniform, read_ports, write_ports, load_order)
+    net.partition = (parallel, uniform, read_ports, write_ports, load_order, memory_order_mode)
     band = {s: _band_of(m, nb) for s, m in sched.items()}
 
     def split(rel: isl.Map, src: str, snk: str) -> tuple[isl.Map, isl.Map]:
@@ -472,7 +482,7 @@ def build_network(program: PolyProgram, tiling: Tiling, parallel: int = 1, unifo
                 sn = store_of(array, p)
                 add((p, stmt), (sn, sn), piece.intersect_domain(dp).set_tuple_name(isl.dim_type.out, sn), array,
                     f"{stmt}.w", "mem", "io")
-    for producer, consumer, rel, array in memory_order(net, program):
+    for producer, consumer, rel, array in memory_order(net, program, memory_order_mode):
         add((producer, producer), (consumer, consumer), rel, array, "mem", "order", "order", coalesce=False)
     for c in channels:
         net.add_channel(c)
@@ -529,7 +539,8 @@ def _loaded_and_stored(net: ProcessNetwork, program: PolyProgram):
                     yield array, pl, ps
 
 
-def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, str, isl.Map, str]]:
+def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
+                 ) -> list[tuple[str, str, isl.Map, str]]:
     """Token channels between the load and store processes of each array.
 
     A load must wait for the last store of its element before it (read after write through memory);
@@ -549,18 +560,72 @@ def memory_order(net: ProcessNetwork, program: PolyProgram) -> list[tuple[str, s
     and then restricted to it: the same relation, without isl splitting the problem on the store
     domain's pieces times the load domain's.  On heat-3d's corner that took 0.9 s where the problem
     on the exact domain took 7 s and gave 133 pieces against 41.  (For a load, the hull gives more
-    pieces: the load domain's own pieces do not coalesce with the result's.)"""
+    pieces: the load domain's own pieces do not coalesce with the result's.)
+
+    `mode` (`MEMORY_ORDERS`): whether the waits on earlier bands are coarsened to whole bands."""
     out = []
-    for array, pl, ps in _loaded_and_stored(net, program):
-        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _memory_order_of(pl, ps))
+    pairs = list(_loaded_and_stored(net, program))
+    for array, pl, ps in pairs:
+        large = mode == "band" or (mode == "auto" and math.prod(program.arrays[array].bound_shape) > BAND_ORDER_ABOVE)
+        # by band where the waiting unit has this one partner: a wait has a single source (a token port)
+        by_band = (large and sum(1 for a, q, _ in pairs if a == array and q.name == pl.name) == 1,
+                   large and sum(1 for a, _, q in pairs if a == array and q.name == ps.name) == 1)
+        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _memory_order_of(pl, ps, by_band))
     return out
 
 
-def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
+#: array elements above which the memory orders between tile bands wait for whole bands rather than
+#: element by element (`_band_wait`): a token per element lives from one band to a band much later, so
+#: the token buffers held about as many slots as the array has elements (jacobi-2d at T=50, N=500:
+#: 9.9 M of its 10.5 M channel words)
+BAND_ORDER_ABOVE = 8192
+
+
+def _band_wait(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
+    """{ SINK[y] -> SOURCE[x] }: a memory order between tile bands, `exact` (an access -> the last
+    access of its element in an earlier band), coarsened to bands.  The sink's first iteration of band
+    `b` (in its schedule) waits for the source's last iteration of the latest band that any access of
+    `b` waits for.  A unit completes its bands in order, so that one token stands for every access the
+    band waits for; and the band it comes from runs wholly before `b` in the global order, so the wait
+    can never close a cycle (docs/channel-sizing.md)."""
+    nb = sink.band_dims
+
+    def band_of(p: Process) -> isl.Map:  # P[b, m] -> [b]
+        n = p.domain.dim(isl.dim_type.set)
+        ident = isl.Map.identity(isl.Space.map_from_set(p.domain.get_space())).intersect_domain(p.domain)
+        return ident.project_out(isl.dim_type.out, nb, n - nb).reset_tuple_id(isl.dim_type.out)
+
+    def at_band(p: Process, last: bool) -> isl.Map:  # [b] -> the unit's first (last) iteration of band b
+        times = band_of(p).reverse().apply_range(p.schedule)
+        edge = iu.coalesced(times.lexmax() if last else times.lexmin())
+        return edge.apply_range(p.schedule.reverse())
+
+    bands = band_of(sink).reverse().apply_range(exact).apply_range(band_of(source))  # [b] -> [b''] waited for
+    latest = iu.coalesced(bands.lexmax())
+    return at_band(sink, last=False).reverse().apply_range(latest).apply_range(at_band(source, last=True))
+
+
+def _by_band(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
+    """`exact` with its waits on earlier bands coarsened (`_band_wait`); a wait inside one band stays
+    exact, and a band's first iteration that has one needs no other: its source, of that band, comes
+    after every earlier band of the source unit."""
+    nb = sink.band_dims
+    same = isl.Map.universe(exact.get_space())
+    for d in range(nb):
+        same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+    inside = exact.intersect(same)
+    across = exact.subtract(inside)
+    if across.is_empty():
+        return exact
+    return inside.union(_band_wait(across, sink, source).subtract_domain(inside.domain()))
+
+
+def _memory_order_of(pl: Process, ps: Process, by_band: tuple[bool, bool] = (False, False)
+                     ) -> list[tuple[str, str, str]]:
     """`_array_memory_order` as text, from `_MEMORY_ORDERS` where two domains equal to these were
     solved before: equal sets, not only equal texts (two point orders of heat-3d's corner give its
     store unit one domain in two forms, each solved in 2-4 s)."""
-    key = (pl.band_dims, pl.name, ps.name)
+    key = (pl.band_dims, pl.name, ps.name, by_band, any(by_band) and (str(pl.schedule), str(ps.schedule)))
     load, store = str(pl.domain), str(ps.domain)
     known = _MEMORY_ORDERS.setdefault(key, [])
     for load_k, store_k, rels in known:
@@ -571,7 +636,7 @@ def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
         known.pop(0)
     # coalesced once more as read back: the form every network takes, coalesced once per compile
     # (again by each network, it was a second of each heat-3d corner candidate at T=10, N=26)
-    rels = [(source, sink, str(iu.coalesced(isl.Map(str(m))))) for source, sink, m in _array_memory_order(pl, ps)]
+    rels = [(source, sink, str(iu.coalesced(isl.Map(str(m))))) for source, sink, m in _array_memory_order(pl, ps, by_band)]
     known.append((load, store, rels))
     return rels
 
@@ -585,10 +650,14 @@ _MEMORY_ORDERS: dict[tuple, list[tuple[str, str, list[tuple[str, str, str]]]]] =
 MEMORY_ORDERS_KEPT = 16  # domain pairs per pair of units
 
 
-def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Map]]:
+def _array_memory_order(pl: Process, ps: Process, by_band: tuple[bool, bool] = (False, False)
+                        ) -> list[tuple[str, str, isl.Map]]:
+    """`by_band`: whether the load (the store) waits for its partner's earlier bands as wholes
+    (`_band_wait`) rather than for each element's access; a store still waits for its own band's
+    loads element by element."""
     out = []
     nb = pl.band_dims
-    for sink, source, same_band in ((pl, ps, False), (ps, pl, True)):
+    for (sink, source, same_band), coarse in zip(((pl, ps, False), (ps, pl, True)), by_band):
         space = isl.Space.map_from_set(sink.domain.get_space())
         before = (isl.Map.lex_ge_first if same_band else isl.Map.lex_gt_first)(space, nb)
         for d in range(nb, sink.domain.dim(isl.dim_type.set)):
@@ -604,6 +673,8 @@ def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Ma
             latest = latest.intersect_domain(sink.domain)
         else:
             latest = before.intersect_domain(sink.domain).intersect_range(candidates).lexmax()
+        if coarse and not latest.is_empty():
+            latest = _by_band(latest, sink, source)
         for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
             if not m.is_empty():
                 out.append((source.name, sink.name, iu.coalesced(m)))
