@@ -513,6 +513,19 @@ def _trace_format(args: argparse.Namespace) -> Optional[str]:
     return fmt
 
 
+#: how many times the cycle model's estimate a Verilog simulation runs before it is stopped as a livelock
+#: (handshakes that never finish the run; a deadlock stops sooner, when no handshake happens at all)
+RTL_CYCLES_OVER_ESTIMATE = 20
+
+
+def rtl_cycle_limit(estimate: Optional[int], stall: float) -> int:
+    """The cycles a Verilog simulation may take: `RTL_CYCLES_OVER_ESTIMATE` times the model's estimate,
+    slowed by the memory's stalls, at least 200,000 and at most 10 M (the limit without an estimate)."""
+    if not estimate:
+        return 10_000_000
+    return min(10_000_000, max(200_000, int(RTL_CYCLES_OVER_ESTIMATE * estimate / max(0.05, 1.0 - stall))))
+
+
 def _run_rtl(res, inputs, args: argparse.Namespace, trace: Optional[str] = None):
     from sim.rtl_sim import run_rtl
 
@@ -521,7 +534,8 @@ def _run_rtl(res, inputs, args: argparse.Namespace, trace: Optional[str] = None)
     design = generate(res.network)
     with tempfile.TemporaryDirectory(prefix="dpn-synth-sim-") as work:
         out = run_rtl(design, inputs, Path(work), stall=args.stall, seed=args.seed, simulator=args.simulator,
-                      progress=not args.quiet, trace=trace, latency=res.network.mem_latency)
+                      progress=not args.quiet, trace=trace, latency=res.network.mem_latency,
+                      max_cycles=rtl_cycle_limit((res.timing or {}).get("estimated_cycles"), args.stall))
         if trace is not None:
             dumps = sorted(Path(work).rglob(f"*.{trace}"))
             if not dumps:

@@ -95,7 +95,7 @@ async def run_kernel(dut):
     result["quiet_cycles"] = int(dut.quiet_cycles.value)
     finished = int(dut.proc_finished.value)
     result["unfinished"] = [p for k, p in enumerate(cfg["processes"]) if not (finished >> k) & 1]
-    if result["deadlock"] and cfg.get("debug_signal"):
+    if (result["deadlock"] or result["timeout"]) and cfg.get("debug_signal"):
         result["debug"] = _debug_state(dut, cfg)
     dut.dump.value = 1
     await RisingEdge(dut.clk)

@@ -147,6 +147,9 @@ def run_rtl(design: RtlDesign, inputs: Mapping[str, object], workdir: Path, *, s
         problem = deadlock
     elif out["timeout"]:
         problem = f"timeout after {out['cycles']} cycles; unfinished processes: {', '.join(out['unfinished'])}"
+        if debug and out.get("debug", {}).get("status"):  # where each process stood when it was stopped
+            state = deadlock_report(debug, out["debug"]).splitlines()[1:]
+            problem += "\n" + "\n".join(["  at the timeout:", *state])
     return RtlRun(out["done"], out["cycles"], outputs, problem, t1 - t0, t2 - t1, res.output_tail, out["unfinished"],
                   deadlock, simulator)
 

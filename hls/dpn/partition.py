@@ -570,7 +570,11 @@ def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
         # by band where the waiting unit has this one partner: a wait has a single source (a token port)
         by_band = (large and sum(1 for a, q, _ in pairs if a == array and q.name == pl.name) == 1,
                    large and sum(1 for a, _, q in pairs if a == array and q.name == ps.name) == 1)
-        out.extend((source, sink, isl.Map(text), array) for source, sink, text in _memory_order_of(pl, ps, by_band))
+        for source, sink, text in _memory_order_of(pl, ps):
+            rel = isl.Map(text)
+            if by_band[sink != pl.name]:  # the waits on earlier bands, a token per band
+                rel = _by_band(rel.reverse(), net.process(sink), net.process(source)).reverse()
+            out.append((source, sink, rel, array))
     return out
 
 
@@ -596,9 +600,11 @@ def _band_wait(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
         return ident.project_out(isl.dim_type.out, nb, n - nb).reset_tuple_id(isl.dim_type.out)
 
     def at_band(p: Process, last: bool) -> isl.Map:  # [b] -> the unit's first (last) iteration of band b
-        times = band_of(p).reverse().apply_range(p.schedule)
+        # on the time dimensions that vary: the same order, and a third less time on heat-3d's corner
+        schedule = compact_schedules(p.schedule, p.schedule)[0]
+        times = band_of(p).reverse().apply_range(schedule)
         edge = iu.coalesced(times.lexmax() if last else times.lexmin())
-        return edge.apply_range(p.schedule.reverse())
+        return edge.apply_range(schedule.reverse())
 
     bands = band_of(sink).reverse().apply_range(exact).apply_range(band_of(source))  # [b] -> [b''] waited for
     latest = iu.coalesced(bands.lexmax())
@@ -620,12 +626,11 @@ def _by_band(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
     return inside.union(_band_wait(across, sink, source).subtract_domain(inside.domain()))
 
 
-def _memory_order_of(pl: Process, ps: Process, by_band: tuple[bool, bool] = (False, False)
-                     ) -> list[tuple[str, str, str]]:
+def _memory_order_of(pl: Process, ps: Process) -> list[tuple[str, str, str]]:
     """`_array_memory_order` as text, from `_MEMORY_ORDERS` where two domains equal to these were
     solved before: equal sets, not only equal texts (two point orders of heat-3d's corner give its
     store unit one domain in two forms, each solved in 2-4 s)."""
-    key = (pl.band_dims, pl.name, ps.name, by_band, any(by_band) and (str(pl.schedule), str(ps.schedule)))
+    key = (pl.band_dims, pl.name, ps.name)
     load, store = str(pl.domain), str(ps.domain)
     known = _MEMORY_ORDERS.setdefault(key, [])
     for load_k, store_k, rels in known:
@@ -636,7 +641,7 @@ def _memory_order_of(pl: Process, ps: Process, by_band: tuple[bool, bool] = (Fal
         known.pop(0)
     # coalesced once more as read back: the form every network takes, coalesced once per compile
     # (again by each network, it was a second of each heat-3d corner candidate at T=10, N=26)
-    rels = [(source, sink, str(iu.coalesced(isl.Map(str(m))))) for source, sink, m in _array_memory_order(pl, ps, by_band)]
+    rels = [(source, sink, str(iu.coalesced(isl.Map(str(m))))) for source, sink, m in _array_memory_order(pl, ps)]
     known.append((load, store, rels))
     return rels
 
@@ -650,14 +655,10 @@ _MEMORY_ORDERS: dict[tuple, list[tuple[str, str, list[tuple[str, str, str]]]]] =
 MEMORY_ORDERS_KEPT = 16  # domain pairs per pair of units
 
 
-def _array_memory_order(pl: Process, ps: Process, by_band: tuple[bool, bool] = (False, False)
-                        ) -> list[tuple[str, str, isl.Map]]:
-    """`by_band`: whether the load (the store) waits for its partner's earlier bands as wholes
-    (`_band_wait`) rather than for each element's access; a store still waits for its own band's
-    loads element by element."""
+def _array_memory_order(pl: Process, ps: Process) -> list[tuple[str, str, isl.Map]]:
     out = []
     nb = pl.band_dims
-    for (sink, source, same_band), coarse in zip(((pl, ps, False), (ps, pl, True)), by_band):
+    for sink, source, same_band in ((pl, ps, False), (ps, pl, True)):
         space = isl.Space.map_from_set(sink.domain.get_space())
         before = (isl.Map.lex_ge_first if same_band else isl.Map.lex_gt_first)(space, nb)
         for d in range(nb, sink.domain.dim(isl.dim_type.set)):
@@ -673,8 +674,6 @@ def _array_memory_order(pl: Process, ps: Process, by_band: tuple[bool, bool] = (
             latest = latest.intersect_domain(sink.domain)
         else:
             latest = before.intersect_domain(sink.domain).intersect_range(candidates).lexmax()
-        if coarse and not latest.is_empty():
-            latest = _by_band(latest, sink, source)
         for m in iu.union_map_pieces(isl.UnionMap.from_map(latest.reverse())):
             if not m.is_empty():
                 out.append((source.name, sink.name, iu.coalesced(m)))
