@@ -442,6 +442,9 @@ def _shift_add(terms: list[tuple[str, int]]) -> str:
 
 
 COALESCE_PIECES = 400  # a successor of more basic maps takes them as its pieces, uncoalesced
+#: the ways from the coalesced successor to its pieces, tried in turn (`successor_pieces`), each
+#: answer checked against the successor: isl's lexmin is the quick one, `from_map` its second opinion
+SUCCESSOR_ROUTES = (isl.Map.lexmin_pw_multi_aff, isl.PwMultiAff.from_map)
 
 
 def successor_pieces(succ: isl.Map) -> list[tuple[isl.Set, isl.MultiAff]]:
@@ -456,14 +459,23 @@ def successor_pieces(succ: isl.Map) -> list[tuple[isl.Set, isl.MultiAff]]:
     and another unit's lexmin failed inside isl.  There, and wherever isl's lexmin fails, each basic
     map is a piece: one of a function, so already single-valued (0.3 s for those 1,138).  Pieces
     that overlap agree where they do (the successor is a function), so their one-hot terms OR to the
-    same next values."""
+    same next values.
+
+    Each quick answer is checked against `succ`, and a wrong one falls through to the next route:
+    isl's lexmin of the coalesced successor of jacobi-2d's load unit at T=12, N=76 left two of its
+    iterations out of every piece (islpy 2026.2.2), whose next state was then all zeros, and the
+    Verilog livelocked; `PwMultiAff.from_map` of the same map was right."""
     if succ.is_empty():
         return []
     if succ.n_basic_map() <= COALESCE_PIECES:
-        try:
-            return pw_multi_aff_pieces(iu.coalesced(succ).lexmin_pw_multi_aff())
-        except isl.Error:
-            pass
+        coalesced = iu.coalesced(succ)
+        for route in SUCCESSOR_ROUTES:
+            try:
+                pma = route(coalesced)
+            except isl.Error:
+                continue
+            if isl.Map.from_pw_multi_aff(pma).is_equal(succ):
+                return pw_multi_aff_pieces(pma)
     out: list[tuple[isl.Set, isl.MultiAff]] = []
     for bm in succ.get_basic_maps():
         out.extend(pw_multi_aff_pieces(isl.PwMultiAff.from_map(isl.Map.from_basic_map(bm))))

@@ -32,6 +32,38 @@ def test_basic_map_pieces_are_the_successor():
     assert back.is_equal(succ)
 
 
+def _as_map(pieces, space) -> isl.Map:
+    back = isl.Map.empty(space)
+    for s, ma in pieces:
+        back = back.union(isl.Map.from_multi_aff(ma).intersect_domain(s))
+    return back
+
+
+def test_pieces_are_the_successor_where_isls_lexmin_drops_iterations():
+    """isl's lexmin of the coalesced successor of this load unit left two iterations out of every
+    piece (their next state was all zeros: the Verilog livelocked) where islpy-barvinok chose the
+    network; the pieces are checked and taken another way."""
+    from hls.poly.lexorder import schedule_successor
+
+    net = run(Options(str(ROOT / "examples" / "jacobi-2d.c"), defines=("T=12", "N=76"), tile="auto")).network
+    for p in net.processes:
+        succ = schedule_successor(p.schedule)
+        assert _as_map(control.successor_pieces(succ), succ.get_space()).is_equal(succ), p.name
+
+
+def test_a_route_that_drops_iterations_is_not_taken(monkeypatch):
+    times = isl.Set("{ [t, i] : 0 <= t < 4 and t <= i < t + 6 and (i mod 2 = 0 or t = 1) }")
+    succ = lex_successor(times)
+
+    def dropping(m: isl.Map) -> isl.PwMultiAff:  # isl's answer of the issue: an iteration in no piece
+        return isl.PwMultiAff.from_map(m.subtract_domain(isl.Set("{ [1, 3] }")))
+
+    monkeypatch.setattr(control, "SUCCESSOR_ROUTES", (dropping, isl.PwMultiAff.from_map))
+    assert _as_map(control.successor_pieces(succ), succ.get_space()).is_equal(succ)
+    monkeypatch.setattr(control, "SUCCESSOR_ROUTES", (dropping,))
+    assert _as_map(control.successor_pieces(succ), succ.get_space()).is_equal(succ)  # by basic maps
+
+
 def _most_piece_terms(design) -> int:
     """The most pieces' next values (`({w{i_g<piece>}} & value)`) that one line of the RTL selects."""
     return max(len(PIECE_TERM.findall(line)) for text in design.rtl.values() for line in text.splitlines())
