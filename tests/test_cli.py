@@ -80,3 +80,15 @@ def test_compile_tiles_by_default(tmp_path):
         s = rep["summary"]
         assert s["efficiency"] == round(s["statement_instances"] / (s["estimated_cycles"] * s["compute_processes"]), 4)
         assert 0 < s["efficiency"] <= 1
+
+
+def test_a_verilog_run_is_stopped_at_a_multiple_of_the_models_cycles():
+    """A livelocked design (handshakes that never finish the run) stops at 20x the cycle model's
+    estimate, slowed by the memory's stalls, not after 10 M cycles."""
+    from hls.cli import RTL_CYCLES_OVER_ESTIMATE, rtl_cycle_limit
+
+    assert rtl_cycle_limit(None, 0.0) == 10_000_000
+    assert rtl_cycle_limit(1_000, 0.0) == 200_000
+    assert rtl_cycle_limit(100_000, 0.0) == RTL_CYCLES_OVER_ESTIMATE * 100_000
+    assert rtl_cycle_limit(100_000, 0.5) == 2 * RTL_CYCLES_OVER_ESTIMATE * 100_000
+    assert rtl_cycle_limit(10**9, 0.0) == 10_000_000
