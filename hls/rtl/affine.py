@@ -210,8 +210,11 @@ class SizedPrinter:
         qlo, qhi = lo // den, hi // den
         lp = _range([(c, b) for c, _e, b in terms if c > 0], max(const, 0))
         rp = _range([(-c, b) for c, _e, b in terms if c < 0], max(-const, 0))
+        # a negative numerator is divided as -(-num + den - 1) / den: -lo + den - 1 must fit too (trisolv's
+        # S1 at n=208: -(-205) + 51 = 256 wrapped in 9 bits, a quotient of 4 for -4, and no successor
+        # piece held: the Verilog stopped)
         w = max(signed_width(lo, hi), signed_width(qlo, qhi), signed_width(min(lp[0], rp[0]), max(lp[1], rp[1])),
-                signed_width(0, (qhi + 1) * den), 2)
+                signed_width(0, (qhi + 1) * den), signed_width(0, max(0, -lo) + den - 1), 2)
         pos = [(c, e) for c, e, _b in terms if c > 0]
         neg = [(-c, e) for c, e, _b in terms if c < 0]
         num = _side(pos, max(const, 0), w) + (f" - ({_side(neg, max(-const, 0), w)})" if neg or const < 0 else "")

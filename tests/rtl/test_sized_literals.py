@@ -15,7 +15,7 @@ import islpy as isl
 import pytest
 
 from hls.cli import main
-from hls.rtl.affine import SizedPrinter, sized_literal
+from hls.rtl.affine import SizedPrinter, signed_width, sized_literal
 from tests.kernels import ROOT
 
 LITERAL = re.compile(r"(\d+)'sd(\d+)")
@@ -61,3 +61,13 @@ def test_tiled_jacobi_2d_with_a_small_local_memory_is_bit_exact(capsys):
     rc = main(["sim", str(ROOT / "examples" / "jacobi-2d.c"), "--tile", "auto", "--local-words", "256", "--json"])
     res = json.loads(capsys.readouterr().out)
     assert (rc, res["ok"], res["mismatches"], res["deadlock"]) == (0, True, 0, None)
+
+
+def test_a_negative_floor_division_has_room_for_its_rounding_term():
+    """floor(num / d) of a negative numerator is printed -((-num + d - 1) / d): at the width of
+    the numerator alone, -num + d - 1 wrapped (trisolv's S1 at n=208: floor(-205 / 52) read 4, and
+    the Verilog stopped)."""
+    printer = SizedPrinter(["x"], [(0, 207)])
+    text = printer.aff(isl.Aff("{ [x] -> [(floor((-x - 2) / 52))] }"), 2)
+    widths = {int(w) for w, v in LITERAL.findall(text) if v == "52"}
+    assert widths and min(widths) >= signed_width(0, 209 + 51), text
