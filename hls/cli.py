@@ -166,8 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how an array's load and store units wait for each other across tile bands: element "
                             "(each access waits for the last access of its element: a token per element alive "
                             "between bands), band (a band's first access waits for the last access of the latest "
-                            "earlier band it depends on: a token per band), or auto (default: band for arrays "
-                            "of more than 8192 elements)")
+                            "earlier band it depends on: a token per band), or auto (default: band for a unit "
+                            "of more than 8192 iterations)")
         _memory_args(c)
         c.add_argument("--merge", choices=("auto", "none"), default="auto",
                        help="auto (default): with tiling, light compute processes share a process, or each tile "

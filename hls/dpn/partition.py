@@ -21,7 +21,6 @@ at (band, one below every instance's next dimension, element, 0, .., 0, unit).
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import islpy as isl
@@ -71,8 +70,8 @@ BAND_START_ABOVE = 24
 #: how the load and store units of an array wait for one another across tile bands (`memory_order`):
 #: `element`, each access for the last access of its element before it; `band`, the first access of a
 #: band for the last of the latest earlier band it depends on (`_band_wait`: a token per band rather
-#: than one per element alive across bands); `auto`, `band` for arrays of more than `BAND_ORDER_ABOVE`
-#: elements
+#: than one per element alive across bands); `auto`, `band` for a unit of more than `BAND_ORDER_ABOVE`
+#: iterations
 MEMORY_ORDERS = ("auto", "element", "band")
 
 
@@ -566,10 +565,15 @@ def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
     out = []
     pairs = list(_loaded_and_stored(net, program))
     for array, pl, ps in pairs:
-        large = mode == "band" or (mode == "auto" and math.prod(program.arrays[array].bound_shape) > BAND_ORDER_ABOVE)
-        # by band where the waiting unit has this one partner: a wait has a single source (a token port)
-        by_band = (large and sum(1 for a, q, _ in pairs if a == array and q.name == pl.name) == 1,
-                   large and sum(1 for a, _, q in pairs if a == array and q.name == ps.name) == 1)
+        def coarse(sink: Process, partners: int) -> bool:
+            """By band where asked, or (`auto`) where the waiting unit runs more than `BAND_ORDER_ABOVE`
+            iterations; and only where it has this one partner: a wait has a single source (its token
+            port)."""
+            asked = mode == "band" or (mode == "auto" and iu.card(sink.domain) > BAND_ORDER_ABOVE)
+            return asked and partners == 1
+
+        by_band = (coarse(pl, sum(1 for a, q, _ in pairs if a == array and q.name == pl.name)),
+                   coarse(ps, sum(1 for a, _, q in pairs if a == array and q.name == ps.name)))
         for source, sink, text in _memory_order_of(pl, ps):
             rel = isl.Map(text)
             if by_band[sink != pl.name]:  # the waits on earlier bands, a token per band
@@ -578,10 +582,11 @@ def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
     return out
 
 
-#: array elements above which the memory orders between tile bands wait for whole bands rather than
-#: element by element (`_band_wait`): a token per element lives from one band to a band much later, so
-#: the token buffers held about as many slots as the array has elements (jacobi-2d at T=50, N=500:
-#: 9.9 M of its 10.5 M channel words)
+#: iterations of a waiting load or store unit above which `auto` has it wait for its partner's earlier
+#: tile bands as wholes (`_band_wait`) rather than element by element: a token per element lives from
+#: one band to a band much later, so the token buffers held about as many slots as the array has
+#: elements (jacobi-2d at T=50, N=500: 9.9 M of its 10.5 M channel words).  A reduced instance's units
+#: (`dpn.reduced`) stay below it, and keep the exact waits
 BAND_ORDER_ABOVE = 8192
 
 
