@@ -45,7 +45,7 @@ def test_fir_int_runs_one_slab_per_process():
     loads = [iu.card(p.domain) for p in procs]
     assert abs(loads[0] - loads[1]) <= 0.1 * max(loads)
     assert res.timing["estimated_cycles"] < 0.8 * alone.timing["estimated_cycles"]
-    assert res.network.partition == (2, True, "shared", "shared", "auto")  # at --parallel 1, slabs share the channels
+    assert res.network.partition == (2, True, "shared", "shared", "auto", "auto")  # at --parallel 1, slabs share the channels
     assert any("slab" in n for n in res.network.notes)
     _exact(res, seed=2)
 
