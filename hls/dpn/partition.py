@@ -565,15 +565,8 @@ def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
     out = []
     pairs = list(_loaded_and_stored(net, program))
     for array, pl, ps in pairs:
-        def coarse(sink: Process, partners: int) -> bool:
-            """By band where asked, or (`auto`) where the waiting unit runs more than `BAND_ORDER_ABOVE`
-            iterations; and only where it has this one partner: a wait has a single source (its token
-            port)."""
-            asked = mode == "band" or (mode == "auto" and iu.card(sink.domain) > BAND_ORDER_ABOVE)
-            return asked and partners == 1
-
-        by_band = (coarse(pl, sum(1 for a, q, _ in pairs if a == array and q.name == pl.name)),
-                   coarse(ps, sum(1 for a, _, q in pairs if a == array and q.name == ps.name)))
+        by_band = (_waits_by_band(mode, pl, sum(1 for a, q, _ in pairs if a == array and q.name == pl.name)),
+                   _waits_by_band(mode, ps, sum(1 for a, _, q in pairs if a == array and q.name == ps.name)))
         for source, sink, text in _memory_order_of(pl, ps):
             rel = isl.Map(text)
             if by_band[sink != pl.name]:  # the waits on earlier bands, a token per band
@@ -588,6 +581,14 @@ def memory_order(net: ProcessNetwork, program: PolyProgram, mode: str = "auto"
 #: elements (jacobi-2d at T=50, N=500: 9.9 M of its 10.5 M channel words).  A reduced instance's units
 #: (`dpn.reduced`) stay below it, and keep the exact waits
 BAND_ORDER_ABOVE = 8192
+
+
+def _waits_by_band(mode: str, sink: Process, partners: int) -> bool:
+    """Whether `sink` waits for its partner's earlier bands as wholes: where asked, or (`auto`) where it
+    runs more than `BAND_ORDER_ABOVE` iterations; and only where it has this one partner, since a
+    wait has a single source (its token port)."""
+    asked = mode == "band" or (mode == "auto" and iu.card(sink.domain) > BAND_ORDER_ABOVE)
+    return asked and partners == 1
 
 
 def _band_wait(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
