@@ -26,6 +26,7 @@ from typing import Optional
 import islpy as isl
 
 from ..poly import isl_utils as iu
+from ..poly.lexorder import equal_before
 from ..poly.program import PolyProgram
 from .network import Channel, Member, Process, ProcessKind, ProcessNetwork
 from .timestamps import compact_schedules
@@ -601,9 +602,8 @@ def _band_wait(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
     nb = sink.band_dims
 
     def band_of(p: Process) -> isl.Map:  # P[b, m] -> [b]
-        n = p.domain.dim(isl.dim_type.set)
         ident = isl.Map.identity(isl.Space.map_from_set(p.domain.get_space())).intersect_domain(p.domain)
-        return ident.project_out(isl.dim_type.out, nb, n - nb).reset_tuple_id(isl.dim_type.out)
+        return _band_of(ident, nb).reset_tuple_id(isl.dim_type.out)
 
     def at_band(p: Process, last: bool) -> isl.Map:  # [b] -> the unit's first (last) iteration of band b
         # on the time dimensions that vary: the same order, and a third less time on heat-3d's corner
@@ -621,11 +621,7 @@ def _by_band(exact: isl.Map, sink: Process, source: Process) -> isl.Map:
     """`exact` with its waits on earlier bands coarsened (`_band_wait`); a wait inside one band stays
     exact, and a band's first iteration that has one needs no other: its source, of that band, comes
     after every earlier band of the source unit."""
-    nb = sink.band_dims
-    same = isl.Map.universe(exact.get_space())
-    for d in range(nb):
-        same = same.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
-    inside = exact.intersect(same)
+    inside = equal_before(exact, sink.band_dims)
     across = exact.subtract(inside)
     if across.is_empty():
         return exact
