@@ -115,6 +115,31 @@ def test_count_by_factors_of_sets_too_large_to_scan():
         assert iu.count_by_factors(isl.Set(text)) == expected, text
 
 
+@settings(max_examples=150, deadline=None)
+@given(sets(), st.integers(0, 3))
+def test_free_boxes_bound_the_points(s, extra):
+    """The boxes over the dimensions no equality fixes (`fewer_points_than` without barvinok) hold at
+    least the set's points, with time-stamp-like dimensions appended that are functions of the others."""
+    n = s.dim(isl.dim_type.set)
+    names = [f"x{d}" for d in range(n)]
+    stamps = [f"{2 * k + 1} * x{k % n} - {k} * x{(k + 1) % n} + 100" for k in range(extra)]
+    s = s.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(names + stamps)}] }}").align_params(s.get_space()))
+    points = int(s.count_val().to_python())
+    assert iu._free_box_cells(s, points - 1) is False or points == 0
+    assert iu._free_box_cells(s, 10 ** 12)
+
+
+def test_a_few_time_stamps_in_a_huge_box_are_fewer_points():
+    """A merged process iterates over time stamps: 720 points in a box of 10^10 cells are fewer than
+    20,000 without barvinok too (lifting-53's corner took the large sets' route on every channel)."""
+    s = isl.Set("{ S[o, i, j, a, b, c, d] : 0 <= o < 4 and 0 <= i < 18 and 0 <= j < 10 and a = 1000 * i - j "
+                "and b = 7 * o + 3 * j - 500 and c = i + j + o and d = 900 * j }")
+    assert iu.card(s) == 720 and not iu._box_within(s, 64 * 20_000 - 1)
+    assert iu.fewer_points_than(s, 20_000) and iu.fewer_points_than(s, 721) and not iu.fewer_points_than(s, 720)
+    dense = isl.Set("{ S[i, j, k] : 0 <= i, j, k < 1000 }")
+    assert not iu.fewer_points_than(dense, 20_000)
+
+
 def test_enumerations_are_kept_by_text_read_only_and_bounded(monkeypatch):
     """An equal set read again is answered from the kept enumeration, which no caller can change; the
     kept arrays stay within `ENUMERATED_BYTES`."""
