@@ -240,13 +240,23 @@ def _reduced_summary(chosen: _Built, net: ProcessNetwork) -> dict:
 #: them: 2mm at `--parallel 16` (NI=40 NJ=50 NK=70 NL=80, 305k instances) was estimated at 12.7k cycles
 #: and runs 21.2k in the model at full size (its second product's slabs wait on the first's 70-step
 #: reductions); the network chosen on the whole problem runs 22.2k, so the choice stands, its estimate
-#: did not.  One part keeps the corner's estimate, within a few percent
-#: (`bench/results/extrapolation.md`).  That run costs about 4 s at 305k instances.
+#: did not.  That run costs about 4 s at 305k instances.
 MODEL_FULL_BELOW = 400_000
+#: the same with one part.  The corner's extrapolation was within a few percent at the sizes of
+#: `bench/results/extrapolation.md`, and at 64 times the examples' own sizes off by up to 3.6x
+#: (decimate-f32, fwd-bwd-smooth, band-trsv-minmax: stalls that grow with the rows, Verilator
+#: 31,309, 133,097 and 185,828 cycles against 8,623, 60,347 and 101,785); the full-size model gives
+#: Verilator's cycles within 2%, and the choice checked there (`_settled_at_full_size`) runs
+#: faster in Verilator: hash-mix-u32 at R=132, L=200, 40,907 -> 26,489 cycles, relu-norm at M=128,
+#: N=192 45,251 -> 29,272, trisolv at n=208 29,324 -> 24,720.  Lower than with parts: the model's
+#: run positions took 1.1 GB on heat-3d's 276k instances, and the settling realizes up to three
+#: more networks at full size.
+SEQUENTIAL_MODEL_FULL_BELOW = 200_000
 
 
 def _modelled_at_full_size(net: ProcessNetwork, opts: Options) -> bool:
-    return opts.parallel > 1 and instance_count(net.program) <= MODEL_FULL_BELOW
+    limit = MODEL_FULL_BELOW if opts.parallel > 1 else SEQUENTIAL_MODEL_FULL_BELOW
+    return instance_count(net.program) <= limit
 
 
 def extrapolated_cycles(small_cycles: Optional[int],
