@@ -24,6 +24,7 @@ import pytest
 
 import hls.schedule as schedule
 from hls.cli import main
+from hls import pipeline
 from hls.dpn import reduced
 from hls.dpn.gantt import LABEL, MAX_COLUMNS, schedule_svg
 from hls.dpn.network import ProcessKind
@@ -164,6 +165,7 @@ def test_what_compile_draws(gemm, monkeypatch):
 
 def test_reduced_instance_is_drawn_when_the_network_is_too_large(monkeypatch):
     monkeypatch.setattr(reduced, "REDUCE_ABOVE", 0)
+    monkeypatch.setattr(pipeline, "SEQUENTIAL_MODEL_FULL_BELOW", 0)  # the estimate extrapolated from the corner
     res = run(Options(str(GEMM), defines=("NI=12", "NJ=12", "NK=12"), tile="3,3,3"))
     red = res.timing["reduced_instance"]
     assert res.reduced is not None
