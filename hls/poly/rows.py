@@ -4,7 +4,9 @@ and deduplication built on it.
 Sorting rows field by field (`np.unique(axis=0)`, `np.lexsort` over a dozen time columns) was a
 quarter of enumerating a schedule and of replaying a channel's events.  Where the rows' box fits an
 int64, each row becomes one number whose order is the rows' lexicographic order, and a single
-integer sort does the work; where it does not, the field-by-field sort gives the same answer.
+integer sort does the work; where it does not, runs of columns become a few such numbers, sorted
+one after another (`_chunk_keys`); numpy's field-by-field sorts only where one column alone spans
+more than 2^62.
 """
 
 from __future__ import annotations
