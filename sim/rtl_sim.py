@@ -209,6 +209,11 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
         cap = c["depth"] + (0 if c["kind"] == "buffer" else 1)
         return f"{'?' if n is None else n}/{cap}"
 
+    iteration: dict[str, str] = {}  # every wait of a process names where it stands
+    for p in debug["processes"]:
+        dims = [_probe_int(probes.get(f"u_top.{d}"), signed=True) for d in p.get("probes", {}).get("iteration", [])]
+        if dims and all(d is not None for d in dims):
+            iteration[p["name"]] = f"at iteration {dims} "
     waits: dict[str, list[str]] = {p["name"]: [] for p in debug["processes"]}
     unfinished = [p for p in debug["processes"] if get(p, "finished") != 1]
     blocked_out: set[str] = set()
@@ -218,7 +223,8 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
                 why = f"slot {get(c, 'w_addr')} still holds a value ({fill(c)} slots full)"
             else:
                 why = f"full ({fill(c)})"
-            waits[c["producer"]].append(f"waits to write channel {c['name']}: {why}")
+            waits[c["producer"]].append(f"{iteration.get(c['producer'], '')}waits to write channel {c['name']}: "
+                                        f"{why}")
             blocked_out.add(c["producer"])
     for m in debug.get("memories", []):
         for u in m["units"]:
@@ -226,14 +232,11 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
                 continue
             what = "read" if u["kind"] == "load" else "write"
             if get(u, "req_valid") == 1 and get(u, "req_ready") == 0:
-                waits[u["process"]].append(f"waits for memory {m['name']}: {what} request not accepted")
+                waits[u["process"]].append(f"{iteration.get(u['process'], '')}waits for memory {m['name']}: "
+                                           f"{what} request not accepted")
             if get(u, "rsp_ready") == 1 and get(u, "rsp_valid") == 0:
-                waits[u["process"]].append(f"waits for memory {m['name']}: {what} response not back")
-    iteration: dict[str, str] = {}
-    for p in debug["processes"]:
-        dims = [_probe_int(probes.get(f"u_top.{d}"), signed=True) for d in p.get("probes", {}).get("iteration", [])]
-        if dims and all(d is not None for d in dims):
-            iteration[p["name"]] = f"at iteration {dims} "
+                waits[u["process"]].append(f"{iteration.get(u['process'], '')}waits for memory {m['name']}: "
+                                           f"{what} response not back")
     for c in debug["channels"]:  # a consumer whose current iteration needs a value that is not there
         q = c["consumer"]
         if q in blocked_out or get(c, "r_valid") != 0:

@@ -73,6 +73,8 @@ def test_rtl_deadlock_is_reported(rtl_cache, tmp_path):
     out = run_rtl(design, inputs, tmp_path, cache_root=rtl_cache)
     assert not out.completed and out.problem and "deadlock" in out.problem
     assert out.unfinished and all(u in {p.name for p in res.network.processes} for u in out.unfinished)
+    waits = [line for line in out.problem.splitlines()[1:] if " waits " in line]
+    assert waits and all(" at iteration [" in line for line in waits), out.problem  # load units too
 
 
 @pytest.mark.slow  # 68 s; byte-identical trees: tests/test_determinism.py; tb/run.py alone:
