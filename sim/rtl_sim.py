@@ -215,6 +215,10 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
         if dims and all(d is not None for d in dims):
             iteration[p["name"]] = f"at iteration {dims} "
     waits: dict[str, list[str]] = {p["name"]: [] for p in debug["processes"]}
+
+    def wait(process: str, what: str) -> None:
+        waits[process].append(f"{iteration.get(process, '')}{what}")
+
     unfinished = [p for p in debug["processes"] if get(p, "finished") != 1]
     blocked_out: set[str] = set()
     for c in debug["channels"]:  # a producer offering a word its channel refuses
@@ -223,8 +227,7 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
                 why = f"slot {get(c, 'w_addr')} still holds a value ({fill(c)} slots full)"
             else:
                 why = f"full ({fill(c)})"
-            waits[c["producer"]].append(f"{iteration.get(c['producer'], '')}waits to write channel {c['name']}: "
-                                        f"{why}")
+            wait(c["producer"], f"waits to write channel {c['name']}: {why}")
             blocked_out.add(c["producer"])
     for m in debug.get("memories", []):
         for u in m["units"]:
@@ -232,11 +235,9 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
                 continue
             what = "read" if u["kind"] == "load" else "write"
             if get(u, "req_valid") == 1 and get(u, "req_ready") == 0:
-                waits[u["process"]].append(f"{iteration.get(u['process'], '')}waits for memory {m['name']}: "
-                                           f"{what} request not accepted")
+                wait(u["process"], f"waits for memory {m['name']}: {what} request not accepted")
             if get(u, "rsp_ready") == 1 and get(u, "rsp_valid") == 0:
-                waits[u["process"]].append(f"{iteration.get(u['process'], '')}waits for memory {m['name']}: "
-                                           f"{what} response not back")
+                wait(u["process"], f"waits for memory {m['name']}: {what} response not back")
     for c in debug["channels"]:  # a consumer whose current iteration needs a value that is not there
         q = c["consumer"]
         if q in blocked_out or get(c, "r_valid") != 0:
@@ -251,7 +252,7 @@ def deadlock_report(debug: dict, state: dict, *, cycles: Optional[int] = None,
         else:
             why = f"empty ({fill(c)})"
         maybe = " (if its iteration reads it)" if sel is None else ""
-        waits[q].append(f"{iteration.get(q, '')}waits to read channel {c['name']}{maybe}: {why}")
+        wait(q, f"waits to read channel {c['name']}{maybe}: {why}")
     head = "deadlock: no process can make progress"
     if quiet_cycles is not None and cycles is not None:
         head += f" (RTL: no handshake for {quiet_cycles} cycles, stopped at cycle {cycles})"

@@ -54,21 +54,20 @@ def _chunk_keys(columns: list[np.ndarray]) -> Optional[list[np.ndarray]]:
     lexicographic order is the columns'.  A channel relation's wrapped rows (two time stamps, 32
     columns at conv2d's full size) fit three or four such keys where one did not fit.  None where a
     column alone does not fit."""
-    keys: list[np.ndarray] = []
-    run: list[tuple[np.ndarray, int, int]] = []
+    runs: list[list[tuple[np.ndarray, int, int]]] = [[]]
     bits = 0
     for c in columns:
         lo = int(c.min())
         r = int(c.max()) - lo + 1
-        if _bits(r) > KEY_BITS:
+        b = _bits(r)
+        if b > KEY_BITS:
             return None
-        if run and bits + _bits(r) > KEY_BITS:
-            keys.append(_keys([x for x, _, _ in run], [x for _, x, _ in run], [x for _, _, x in run], c.shape[0]))
-            run, bits = [], 0
-        run.append((c, lo, r))
-        bits += _bits(r)
-    keys.append(_keys([x for x, _, _ in run], [x for _, x, _ in run], [x for _, _, x in run], columns[0].shape[0]))
-    return keys
+        if runs[-1] and bits + b > KEY_BITS:
+            runs.append([])
+            bits = 0
+        runs[-1].append((c, lo, r))
+        bits += b
+    return [_keys(*(list(x) for x in zip(*run)), columns[0].shape[0]) for run in runs]
 
 
 def sorted_unique_rows(rows: np.ndarray) -> np.ndarray:
@@ -80,9 +79,6 @@ def sorted_unique_rows(rows: np.ndarray) -> np.ndarray:
     keys = _chunk_keys([rows[:, k] for k in range(rows.shape[1])])
     if keys is None:
         return np.unique(rows, axis=0)
-    if len(keys) == 1:
-        _, first = np.unique(keys[0], return_index=True)
-        return np.ascontiguousarray(rows[first])
     order = np.lexsort(keys[::-1])
     same = np.ones(order.shape[0] - 1, dtype=bool)  # a row equal to the one before it in that order
     for k in keys:
@@ -98,6 +94,4 @@ def lex_order(*columns: np.ndarray) -> np.ndarray:
     if not cols or cols[0].shape[0] == 0:
         return np.arange(columns[0].shape[0])
     keys = _chunk_keys(cols)  # column by column: no copy of the rows (a replay's events: millions)
-    if keys is None:
-        return np.lexsort(cols[::-1])
-    return np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
+    return np.lexsort((cols if keys is None else keys)[::-1])
