@@ -21,7 +21,7 @@ import islpy as isl
 
 from ..poly import isl_utils as iu
 
-__all__ = ["extended", "linear_text", "refit_shifts"]
+__all__ = ["extended", "linear_text", "refit_inner", "refit_shifts"]
 
 
 def _one_piece(pw):
@@ -61,10 +61,11 @@ def extended(m: isl.Map, domain: isl.Set) -> Optional[isl.Map]:
     return None if ma is None else iu.reread(isl.Map.from_multi_aff(ma).intersect_domain(domain))
 
 
-def _longest_paths(nodes: list[str], edges: list[tuple[str, str, int]]) -> Optional[dict[str, int]]:
-    """The smallest nonnegative c with c[t] - c[s] >= w for every edge (s, t, w), or None when the
-    edges hold a positive cycle."""
-    c = dict.fromkeys(nodes, 0)
+def _longest_paths(nodes: list[str], edges: list[tuple[str, str, int]],
+                   start: Optional[Mapping[str, int]] = None) -> Optional[dict[str, int]]:
+    """The smallest c at or above `start` (default 0) with c[t] - c[s] >= w for every edge (s, t, w),
+    or None when the edges hold a positive cycle."""
+    c = {n: (start or {}).get(n, 0) for n in nodes}
     for _round in range(len(nodes) + 1):
         changed = False
         for s, t, w in edges:
@@ -113,4 +114,84 @@ def refit_shifts(hyperplanes: Mapping[str, isl.Map], domains: Mapping[str, isl.S
             affs = affs.add(aff.set_constant_val(shifts[st][d]))
         m = isl.Map.from_multi_aff(isl.MultiAff.from_aff_list(hyperplanes[st].get_space(), affs))
         out[st] = iu.reread(m.intersect_domain(domains[st]))
+    return out
+
+
+def refit_inner(hyperplanes: Mapping[str, isl.Map], inner: Mapping[str, isl.Map],
+                deps: isl.UnionMap) -> Optional[dict[str, isl.Map]]:
+    """The schedule below a band (`inner`, statement -> S[x] -> [u_1..u_m], found on a sample and
+    `extended` to the full domains) with constant terms that keep, at full size, every dependence of
+    `deps` the band's `hyperplanes` (refit already) leave at distance zero lexicographically forward;
+    None when a dimension has no such terms.  Pairs left at one stamp are ordered by the original
+    schedule, which `tiling.tiled_schedule` appends.  The sample's constants hold the sizes where
+    one statement runs after another's loop (band-trsv-minmax: `S5 -> [0, 12, 1, 1]` after `S4`'s
+    `j` up to 12 at N = 12 is `[0, 287, 1, 1]` at N = 288), so dimension by dimension, outermost
+    first, the dependences not yet ordered ask for the smallest constants at or above the sample's
+    (which keep the order the scheduler chose between statements no dependence ties), as
+    `refit_shifts` asks along a hyperplane; those then at a positive distance are ordered."""
+    linear: dict[str, list[isl.Aff]] = {}
+    start: list[dict[str, int]] = []
+    for st, m in inner.items():
+        parts = _linear_parts(m)
+        constants = _constants(m)
+        if parts is None or constants is None:
+            return None
+        linear[st] = parts
+        for d, k in enumerate(constants):
+            if d == len(start):
+                start.append({})
+            start[d][st] = k
+    depth = {len(p) for p in linear.values()}
+    if len(depth) > 1:
+        return None
+    depth_in = next(iter(depth), 0)
+    open_pairs = []
+    for m in iu.union_map_pieces(deps):
+        s, t = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+        if s not in linear or t not in linear:
+            continue
+        tied = m.intersect(hyperplanes[s].apply_range(hyperplanes[t].reverse())) if s in hyperplanes else m
+        if not tied.is_empty():
+            open_pairs.append((s, t, tied))
+    shifts: dict[str, list[int]] = {st: [] for st in linear}
+    for d in range(depth_in):
+        edges = []
+        for s, t, m in open_pairs:
+            along = m.apply_domain(isl.Map.from_aff(linear[s][d])).apply_range(isl.Map.from_aff(linear[t][d]))
+            least = iu.constant_value(along.deltas().dim_min(0).coalesce())
+            if least is None:
+                return None
+            edges.append((s, t, -least))
+        c = _longest_paths(sorted(linear), edges, start[d] if d < len(start) else None)
+        if c is None:
+            return None
+        for st in linear:
+            shifts[st].append(c[st])
+        still = []
+        for s, t, m in open_pairs:
+            at_s = isl.Map.from_aff(linear[s][d].set_constant_val(c[s]))
+            at_t = isl.Map.from_aff(linear[t][d].set_constant_val(c[t]))
+            tied = m.intersect(at_s.apply_range(at_t.reverse()))
+            if not tied.is_empty():
+                still.append((s, t, tied))
+        open_pairs = still
+    out = {}
+    for st, parts in linear.items():
+        affs = isl.AffList.alloc(inner[st].get_ctx(), max(1, depth_in))
+        for d, aff in enumerate(parts):
+            affs = affs.add(aff.set_constant_val(shifts[st][d]))
+        m = isl.Map.from_multi_aff(isl.MultiAff.from_aff_list(inner[st].get_space(), affs))
+        out[st] = iu.reread(m.intersect_domain(inner[st].domain()))
+    return out
+
+
+def _constants(m: isl.Map) -> Optional[list[int]]:
+    """The constant term of each output of the function `m`, or None when one is piecewise."""
+    pma = isl.PwMultiAff.from_map(m)
+    out = []
+    for d in range(m.dim(isl.dim_type.out)):
+        aff = _one_piece(pma.get_pw_aff(d))
+        if aff is None:
+            return None
+        out.append(aff.get_constant_val().to_python())
     return out

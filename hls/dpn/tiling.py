@@ -37,7 +37,7 @@ from ..poly import isl_utils as iu
 from ..poly.lexorder import ordered_pairs
 from ..poly.program import PolyProgram
 from .restrict import instance_count, sampled
-from .shifts import extended, refit_shifts
+from .shifts import extended, refit_inner, refit_shifts
 from .slab_cuts import offset_in_tile, slab_grid
 
 DEFAULT_LOCAL_WORDS = 8192
@@ -274,6 +274,9 @@ def _sampled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> Opt
         inner = {st: extended(m, domains[st]) for st, m in (b.inner or {}).items()}
         mixed = {st: extended(m, domains[st]) for st, m in (b.interleaved or {}).items()}
         if hyper is None or any(m is None for m in [*inner.values(), *mixed.values()]):
+            return None
+        inner, mixed = (refit_inner(hyper, m, deps) if m else m for m in (inner, mixed))
+        if inner is None or mixed is None:
             return None
         coinc = tuple(a and c for a, c in zip(b.coincident, coincident_members(hyper, deps, b.depth)))
         lows, extents = _ranges(hyper, b.depth)

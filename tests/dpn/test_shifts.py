@@ -11,7 +11,7 @@ import pytest
 
 from hls.dpn import tiling as tl
 from hls.dpn.restrict import instance_count, sampled
-from hls.dpn.shifts import linear_text, refit_shifts
+from hls.dpn.shifts import extended, linear_text, refit_inner, refit_shifts
 from hls.frontend.privatize import privatize
 from hls.pipeline import Options, run
 from hls.poly import isl_utils as iu
@@ -140,3 +140,74 @@ def test_sampled_aligned_bands_are_legal_at_full_size(stem, defines):
             for piece in iu.union_set_pieces(deps.apply_domain(h).apply_range(h).deltas()):
                 for d in range(b.depth):
                     assert iu.constant_value(piece.dim_min(d)) >= 0
+
+
+def _whole(bands):
+    return [b if not b.depth else
+            replace(b, sizes=b.extents, point_order=tuple(f"f{d + 1}" for d in range(b.depth))) for b in bands]
+
+
+def test_the_schedule_below_a_sampled_band_is_refit(monkeypatch):
+    """band-trsv-minmax at N = 200 (above `SAMPLE_ABOVE`): on the sample, the statement after the
+    backward sweep's inner loop runs at that loop's last value, 12 (`S5 -> [0, 12, 1, 1]`); at full
+    size that order needs the loop's full extent.  Taken as it is, the sample's schedule below the band
+    is illegal at full size (checked by isl on the whole program); refit, the bands are legal, keep the
+    sample's linear parts below the band, and come from the sample alone."""
+    prog = _program("band-trsv-minmax", ["N=200", "BW=30"])
+    assert instance_count(prog) > tl.SAMPLE_ABOVE
+    deps = tl.conflicts(prog)
+    small = sampled(prog, tl.SAMPLE_CAP)
+    sample_bands = [b for b in tl._scheduled_bands(small, tl.conflicts(small), "aligned") if b.depth]
+    assert sample_bands and all(b.inner for b in sample_bands)
+    seen = []
+    real = tl._scheduled_bands
+    monkeypatch.setattr(tl, "_scheduled_bands", lambda p, d, f: seen.append(instance_count(p)) or real(p, d, f))
+    bands = tl.schedule_bands(prog, deps, fusion="aligned")
+    assert seen and max(seen) < instance_count(prog)
+    assert tl.is_legal(prog, tl.tiled_schedule(prog, _whole(bands)), deps)
+    refit = next(b for b in bands if b.depth)
+    as_found = replace(refit, inner={st: extended(m, prog.statement(st).domain)
+                                     for st, m in sample_bands[0].inner.items()})
+    assert not tl.is_legal(prog, tl.tiled_schedule(prog, _whole([as_found if b.depth else b for b in bands])), deps)
+    for st, m in refit.inner.items():
+        assert linear_text(m) == linear_text(sample_bands[0].inner[st])
+        assert refit_inner(refit.hyperplanes, {st: m for st, m in refit.inner.items()}, deps) is not None
+
+
+def test_refit_inner_keeps_the_sample_constants_no_dependence_asks_to_raise():
+    """Two statements no dependence ties keep the order the scheduler gave them below the band (the
+    constants as found), and a raised constant is the smallest legal one: lowering it by one leaves
+    an enumerated dependence pair at a lexicographically negative distance."""
+    prog = _program("band-trsv-minmax", ["N=40", "BW=8"])
+    deps = tl.conflicts(prog)
+    small = sampled(prog, 6)
+    band = next(b for b in tl._scheduled_bands(small, tl.conflicts(small), "aligned") if b.depth)
+    domains = {st: prog.statement(st).domain for st in band.statements}
+    hyper = refit_shifts(band.hyperplanes, domains, deps)
+    inner = {st: extended(m, domains[st]) for st, m in band.inner.items()}
+    refit = refit_inner(hyper, inner, deps)
+    assert refit is not None
+    stamps = {st: _affs(hyper[st]) + _affs(refit[st]) for st in refit}
+    raised = [(st, d) for st in refit for d, ((_c, k), (_c0, k0)) in enumerate(zip(_affs(refit[st]), _affs(inner[st])))
+              if k != k0]
+    assert raised and all(k >= k0 for st in refit for (_c, k), (_c0, k0) in zip(_affs(refit[st]), _affs(inner[st])))
+
+    def violated(stamp_of):
+        for m in iu.union_map_pieces(deps):
+            s, t = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+            n_in = m.dim(isl.dim_type.in_)
+            for p in iu.points(m.wrap()):
+                x, y = p[:n_in], p[n_in:]
+                a = [sum(c * v for c, v in zip(cs, x)) + k for cs, k in stamp_of[s]]
+                b = [sum(c * v for c, v in zip(cs, y)) + k for cs, k in stamp_of[t]]
+                if b < a:
+                    return True
+        return False
+
+    assert not violated(stamps)
+    depth = len(_affs(next(iter(hyper.values()))))
+    for st, d in raised:
+        lower = {k: list(v) for k, v in stamps.items()}
+        coeffs, k = lower[st][depth + d]
+        lower[st][depth + d] = (coeffs, k - 1)
+        assert violated(lower)
