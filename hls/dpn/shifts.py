@@ -10,7 +10,9 @@ between the band's statements at a nonnegative distance along it (the band stays
 system of difference constraints c_T - c_S >= w_ST per hyperplane, w_ST the largest decrease of the
 linear parts along a dependence from S to T (an isl minimum over the dependence), solved by longest
 paths.  A positive cycle (no shift makes the linear parts legal) or a linear part the sample gave
-piecewise leaves no refit: the caller then schedules the whole program.
+piecewise leaves no refit: the caller then schedules the whole program.  The scheduler's dimensions
+below the band hold sizes too (a statement placed after another's loop, at that loop's last value):
+`refit_inner` refits them the same way, lexicographically, on the dependences the band leaves tied.
 """
 
 from __future__ import annotations
