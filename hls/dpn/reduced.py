@@ -140,6 +140,8 @@ def reduced_instance(program: PolyProgram, tiling: Tiling, parallel: int = 1) ->
         c = _corner(program, tiling, tile_cap, span_cap, kept)
         return c if halved(c) else None
 
+    max_cut = max((sum(1 for d in range(b.depth) if d not in k and b.sizes[d] < b.extents[d])
+                   for b, k in zip(tiling.bands, kept)), default=0)
     tile_cap, span_cap = TILE_CAP, SPAN_CAP
     first = _corner(program, tiling, tile_cap, span_cap, kept)
     out = first if halved(first) else None
@@ -159,6 +161,17 @@ def reduced_instance(program: PolyProgram, tiling: Tiling, parallel: int = 1) ->
         if smaller is None or instance_count(smaller[0]) < MIN_CORNER:
             break
         out = smaller
+    single = 0
+    while out is not None and instance_count(out[0]) > MAX_CORNER and single < max_cut - 1:
+        # the caps at their least and still too large (lenet's convolution: four cut hyperplanes of
+        # 2.5 tiles of 4 and a 5x5 window below, 201,000 instances, every candidate and merge modelled
+        # there): the outermost cut hyperplanes keep one tile each, the inner ones still show how
+        # one tile follows another
+        single += 1
+        smaller = _corner(program, tiling, tile_cap, span_cap, kept, single)
+        if not halved(smaller) or instance_count(smaller[0]) < MIN_CORNER:
+            break
+        out = smaller
     while out is not None and instance_count(out[0]) < MIN_CORNER:
         tile_cap, span_cap = 2 * tile_cap, 2 * span_cap
         if all(min(b.sizes[d], b.extents[d]) <= min(tile_cap, span_cap) // 2 for b, k in zip(tiling.bands, kept)
@@ -172,13 +185,15 @@ def reduced_instance(program: PolyProgram, tiling: Tiling, parallel: int = 1) ->
 
 
 def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
-            kept: list[set[int]]) -> Optional[tuple[PolyProgram, Tiling]]:
-    """The corner at these caps; `kept`: per band, the hyperplanes whose tile size is not capped."""
+            kept: list[set[int]], single: int = 0) -> Optional[tuple[PolyProgram, Tiling]]:
+    """The corner at these caps; `kept`: per band, the hyperplanes whose tile size is not capped;
+    `single`: per band, how many of the outermost cut hyperplanes keep one tile only."""
     domains: dict[str, isl.Set] = {}
     hyperplanes: dict[str, isl.Map] = {}
     shapes = []
     for b, whole in zip(tiling.bands, kept):
         sizes, spans, spanned = [], [], []
+        cut = 0
         for d in range(b.depth):
             size, extent = b.sizes[d], b.extents[d]
             spanned.append(size >= extent)
@@ -190,7 +205,9 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
                 sizes.append(t)
                 # a whole slab hyperplane: one tile along it (its parts run side by side; the tiles
                 # that follow one another are those of the other hyperplanes)
-                spans.append(t if d in whole else min(extent, 2 * t + (t + 1) // 2))
+                one = d in whole or cut < single
+                cut += d not in whole
+                spans.append(t if one else min(extent, 2 * t + (t + 1) // 2))
         reach = [lo + r for lo, r in zip(b.lows, spans)]
         for st in b.statements:
             if not b.depth:  # an untiled group runs in source order: its loops are cut like those below a band

@@ -538,6 +538,32 @@ def test_a_one_tile_band_gets_a_corner_of_shorter_spans(tmp_path):
                for b, sb in zip(tiling.bands, small_tiling.bands) if b.depth for s, e in zip(sb.sizes, b.extents))
 
 
+def test_a_corner_still_too_large_keeps_one_tile_along_its_outer_hyperplanes(tmp_path):
+    """A convolution layer of 15.4 M instances (CI=15, CO=40, H=36) cut into tiles along three
+    hyperplanes with a 5x5 window below: at the least caps, 2.5 tiles along each cut hyperplane still
+    make a corner of 201,000 instances, where every candidate network and merge is modelled.  The
+    outer cut hyperplanes then keep one tile each, the innermost still more than one (a tile that
+    follows another), and the corner is at most a fifth of that."""
+    from hls.dpn.restrict import instance_count
+    from hls.dpn.tiling import auto_tiling
+    from hls.frontend.privatize import privatize
+
+    src = tmp_path / "conv_layer.c"
+    src.write_text(CONV_LAYER.replace("CI 4", "CI 15").replace("CO 12", "CO 40").replace("H 14", "H 36"))
+    program = privatize(run(Options(str(src), tile="auto"), until="dataflow").program)
+    tiling = auto_tiling(program)
+    band = next(b for b in tiling.bands if b.depth)
+    cut = [d for d in range(band.depth) if band.sizes[d] < band.extents[d]]
+    assert len(cut) >= 3
+    small, small_tiling = reduced.reduced_instance(program, tiling)
+    every = reduced._corner(program, tiling, reduced.MIN_TILE_CAP, reduced.MIN_SPAN_CAP, [set()])
+    assert every is not None and instance_count(every[0]) > reduced.MAX_CORNER
+    assert reduced.MIN_CORNER <= 5 * instance_count(small) <= instance_count(every[0])
+    shrunk = next(b for b in small_tiling.bands if b.depth)
+    assert all(shrunk.extents[d] == shrunk.sizes[d] for d in cut[:-1])
+    assert shrunk.extents[cut[-1]] > shrunk.sizes[cut[-1]]
+
+
 def test_parts_cut_in_two_levels_are_checked_against_one_level_at_full_size():
     """Tiles of 8 rows cut into 16 parts: the rows are cut, then the columns of each row range
     (`slab_cuts.slab_grid`).  At full size the same network with parts cut along rows only is modelled
