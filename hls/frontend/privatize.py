@@ -24,9 +24,11 @@ from .dataflow import analyze_dataflow
 
 
 def privatize(program: PolyProgram) -> PolyProgram:
-    """`program` (bound, with its dataflow) with each local expanded as far as the dataflow allows,
-    and its dataflow recomputed; unchanged when no local can be expanded."""
+    """`program` (bound, with its dataflow) with each local split into its live ranges
+    (`split_live_ranges`) and each expanded as far as the dataflow allows, and its dataflow
+    recomputed; unchanged when no local can be split or expanded."""
     assert program.flow is not None and program.is_bound
+    program = split_live_ranges(program)
     expand: dict[str, int] = {}
     users_of = {name: [s for s in program.statements if any(a.array == name for a in s.accesses)]
                 for name, arr in program.arrays.items() if not arr.is_arg}
@@ -66,6 +68,67 @@ def privatize(program: PolyProgram) -> PolyProgram:
         statements.append(replace(s, write=fix(s.write), reads=tuple(fix(r) for r in s.reads)))
     out = replace(program, arrays=arrays, statements=tuple(statements), notes=(*program.notes, *notes))
     return analyze_dataflow(out)
+
+
+def split_live_ranges(program: PolyProgram) -> PolyProgram:
+    """Each local renamed per live range: the groups of its accesses between which no value flows
+    (connected by the exact dataflow, a read with the writes of the values it reads), the first
+    keeping the name.  C reuses a scalar across loop nests (a recursive filter's `ym1`, carried
+    along the rows of one nest and the columns of another): as one object, its accesses enclose no
+    common loop, so no copy per row or column could be given, and the rows' chains ran one after
+    another.  Each range lives in its own nest and is expanded there.  Reading another range's
+    storage is never needed (no value flows), so only false conflicts go.  A statement whose writes
+    are never read stays with the first range.  Dataflow recomputed when a local is split."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(x: tuple[str, str]) -> tuple[str, str]:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    locals_ = {name for name, arr in program.arrays.items() if not arr.is_arg}
+    for d in program.flow.dependences:
+        name = program.access(d.sink_access).array
+        if name in locals_:
+            parent[find(("w", d.source))] = find(("r", d.sink_access))
+    order = {s.name: k for k, s in enumerate(program.statements)}
+    renamed: dict[str, str] = {}  # access id -> the local it now names
+    arrays = dict(program.arrays)
+    notes = []
+    for name in sorted(locals_):
+        keys = [(("w", s.name) if a.is_write else ("r", a.id), a) for s in program.statements for a in s.accesses
+                if a.array == name]
+        groups: dict[tuple[str, str], list] = {}
+        for key, a in keys:
+            if key[0] == "r" or key in parent:  # a write some read reads from
+                groups.setdefault(find(key), []).append(a)
+        ranges = sorted(groups.values(), key=lambda accs: min(order[a.statement] for a in accs))
+        if len(ranges) < 2:
+            continue
+        names = [name]
+        for accs in ranges[1:]:
+            k = len(names)
+            while f"{name}_{k}" in arrays:
+                k += 1
+            fresh = f"{name}_{k}"
+            names.append(fresh)
+            arr = arrays[name]
+            arrays[fresh] = replace(arr, name=fresh, extent=arr.extent.set_tuple_name(fresh))
+            renamed.update({a.id: fresh for a in accs})
+        where = "; ".join(f"`{n}` in {', '.join(sorted({a.statement for a in accs}, key=order.get))}"
+                          for n, accs in zip(names, ranges))
+        notes.append(f"local `{name}` split into {len(ranges)} live ranges, between which no value flows: {where}")
+    if not renamed:
+        return program
+
+    def fix(a: Access) -> Access:
+        fresh = renamed.get(a.id)
+        return a if fresh is None else replace(a, array=fresh, relation=a.relation.set_tuple_name(isl.dim_type.out, fresh))
+
+    statements = tuple(replace(s, write=fix(s.write), reads=tuple(fix(r) for r in s.reads)) for s in program.statements)
+    return analyze_dataflow(replace(program, arrays=arrays, statements=statements, notes=(*program.notes, *notes)))
 
 
 def _common_loops(program: PolyProgram, users: list[Statement]) -> int:

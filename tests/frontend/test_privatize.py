@@ -117,3 +117,79 @@ def test_dump_after_privatize(tmp_path, tile, capsys):
                             "privatize", "-o", str(tmp_path / "out")], capsys)
     assert rc == 0, err
     assert "IR after pass `privatize`" in out and "buf[6][8]" in out
+
+
+TWO_NESTS = """
+#define M 6
+#define N 8
+void k(float A[M][N], float B[M][N], float C[M][N], float a, float b)
+{
+  int i, j;
+  float acc, last;
+#pragma scop
+  for (i = 0; i < M; i++) {
+    acc = 0.0f;
+    for (j = 0; j < N; j++) {
+      B[i][j] = a * A[i][j] + b * acc;
+      acc = B[i][j];
+    }
+  }
+  for (j = 0; j < N; j++) {
+    acc = 0.0f;
+    for (i = 0; i < M; i++) {
+      C[i][j] = a * B[i][j] + b * acc;
+      acc = C[i][j];
+    }
+  }
+  for (i = 0; i < M; i++)
+    last = A[i][0];
+#pragma endscop
+}
+"""
+
+FLOWS_ON = """
+#define N 8
+void k(double A[N], double B[N])
+{
+  int i;
+  double s;
+#pragma scop
+  s = 0.0;
+  for (i = 0; i < N; i++)
+    s = s + A[i];
+  for (i = 0; i < N; i++)
+    B[i] = A[i] / (s + 1.0);
+#pragma endscop
+}
+"""
+
+
+def test_a_scalar_reused_by_two_nests_is_split_and_each_range_privatized(tmp_path, monkeypatch):
+    """`acc` carries a recurrence along the rows of one nest and along the columns of the next: no
+    value flows between the nests, so each gets its own `acc`, privatized per row and per column,
+    and the rows' (columns') chains overlap.  `last` is only written: it stays one range."""
+    from hls.frontend import privatize as pv
+
+    res = run(Options(str(_write(tmp_path, TWO_NESTS)), tile="auto"))
+    split = [n for n in res.program.notes if "split" in n]
+    assert len(split) == 1 and "`acc`" in split[0] and "`acc_1`" in split[0]
+    first, second = res.program.arrays["acc"], res.program.arrays["acc_1"]
+    assert first.shape == ("6",) and second.shape == ("8",)  # one copy per row, one per column
+    assert "last" in res.program.arrays and "last_1" not in res.program.arrays
+    by_stmt = {st.name: {a.array for a in st.accesses} for st in res.program.statements}
+    assert not any({"acc", "acc_1"} <= arrays for arrays in by_stmt.values())
+    for d in res.program.flow.dependences:
+        if res.program.access(d.sink_access).array in ("acc", "acc_1"):
+            assert _first_subscript_is_counter(d.relation)
+    _check(res)
+    monkeypatch.setattr(pv, "split_live_ranges", lambda p: p)
+    one = run(Options(str(_write(tmp_path, TWO_NESTS)), tile="auto"))
+    assert "acc_1" not in one.program.arrays and one.program.arrays["acc"].ndim == 0
+    assert res.timing["estimated_cycles"] * 2 < one.timing["estimated_cycles"]
+
+
+def test_a_value_that_flows_from_one_nest_to_the_next_keeps_one_range(tmp_path):
+    res = run(Options(str(_write(tmp_path, FLOWS_ON)), tile="auto"))
+    assert not any("split" in n for n in res.program.notes)
+    assert [a for a in res.program.arrays if a.startswith("s")] == ["s"]
+    _check(res)
