@@ -9,6 +9,7 @@ with loop counters (negated for decrementing loops).  Anything outside the accep
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
@@ -22,6 +23,10 @@ from ..poly.evaluate import EvaluationError, compile_expr
 from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
+
+#: elements up to which an initialized constant local array becomes a selection in the datapath
+#: (`constant_table`); a larger one is read from memory as an argument
+TABLE_ELEMENTS = 64
 
 MAX_LOOP_DEPTH = 64  # deeper nests make isl's exact analyses explode; no real kernel comes close
 
@@ -102,6 +107,8 @@ class _Extractor:
         self.host_depth = 0  # > 0 while extracting the tree of a hoisted subexpression
         self.param_only_memo: dict[int, tuple] = {}  # id(node) -> (node, scope, parameter_only result)
         self.constants: dict[str, E.Const] = {}  # constant locals (see `constant_local`) -> their value
+        # constant local arrays (see `constant_table`) -> (sizes, row-major elements)
+        self.tables: dict[str, tuple[tuple[int, ...], tuple[E.Const, ...]]] = {}
         self.written: set[str] = set()  # names assigned somewhere inside the scop
 
     # ---------------------------------------------------------------- helpers
@@ -176,11 +183,14 @@ class _Extractor:
         """A local variable: a loop counter, a local scalar (a 0-d array) or a local array."""
         what = f"local `{decl.name}`"
         self.constants.pop(decl.name, None)  # a new object of that name hides an older constant
+        self.tables.pop(decl.name, None)
         if isinstance(decl.type, c_ast.ArrayDecl):
             elem, dims = array_declarator(decl.type)
             t = scalar_type(elem, self.typedefs, self.loc(decl), what)
             if decl.init is not None:
-                raise self.error(decl, f"initialized local arrays are not supported (`{decl.name}`)")
+                self.tables[decl.name] = self.constant_table(decl, t, dims)
+                self.local_names.pop(decl.name, None)
+                return
             name = self.fresh_array_name(decl.name)
             self.arrays[name] = self.make_array(decl, name, t, dims, is_arg=False)
             self.local_names[decl.name] = name
@@ -231,6 +241,109 @@ class _Extractor:
         self.constants[decl.name] = value
         self.local_names.pop(decl.name, None)
         return True
+
+    def constant_table(self, decl: c_ast.Decl, t: ScalarType, dims: list) -> tuple[tuple[int, ...], tuple[E.Const, ...]]:
+        """A local array with an initializer list of constants that the kernel never writes (a filter's
+        coefficients, `const float k[3][3] = {...}`): a table of at most `TABLE_ELEMENTS` values.  A read
+        becomes a selection among them on its affine index (`table_read`): no statement, channel or
+        memory, and an index constant over the loops folds to the element.  Elements missing from the
+        list are zero, as in C; nested lists follow the dimensions, a flat one fills them in order."""
+        name = decl.name
+        if not isinstance(decl.init, c_ast.InitList):
+            raise self.error(decl.init, f"local array `{name}`: initialize it with a list in braces, `{{...}}`")
+        if name in self.written:
+            raise self.error(decl, f"initialized local array `{name}` is also assigned in the kernel: only constant "
+                                   "tables may have an initializer; assign its elements in statements instead")
+        sizes = []
+        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        for k, dim in enumerate(dims):
+            if dim is None and k == 0 and len(dims) == 1:
+                sizes.append(len(decl.init.exprs))
+                continue
+            size = None if dim is None else iu.constant_value(self.affine(dim, root, what="array size"))
+            if size is None or size <= 0:
+                raise self.error(decl, f"constant table `{name}` needs a constant positive size on every dimension")
+            sizes.append(size)
+        total = math.prod(sizes)
+        if total > TABLE_ELEMENTS:
+            raise self.error(decl, f"constant table `{name}` has {total} elements, more than {TABLE_ELEMENTS}: "
+                                   "pass it as an array argument instead (it is read from memory then)")
+        flat: list[c_ast.Node] = []
+
+        def fill(node: c_ast.Node, depth: int) -> None:
+            if isinstance(node, c_ast.InitList) and depth < len(sizes):
+                start = len(flat)
+                inner = math.prod(sizes[depth + 1:])
+                for e in node.exprs:
+                    if isinstance(e, c_ast.InitList):
+                        fill(e, depth + 1)
+                    else:
+                        flat.append(e)
+                if depth > 0:  # a nested list covers one sub-array: pad it to its size
+                    flat.extend([None] * (start + sizes[depth] * inner - len(flat)))
+            else:
+                raise self.error(node, f"constant table `{name}`: the initializer nests deeper than its dimensions")
+
+        fill(decl.init, 0)
+        if len(flat) > total:
+            raise self.error(decl.init, f"constant table `{name}` has more initializers than its {total} elements")
+        values = []
+        for e in flat + [None] * (total - len(flat)):
+            if e is None:
+                values.append(E.Const(E.convert_value(0, t), t))
+                continue
+            v = self.constant_value(e, t)
+            if v is None:
+                raise self.error(e, f"constant table `{name}`: `{c_text(e)}` is not a constant")
+            values.append(v)
+        return tuple(sizes), tuple(values)
+
+    def table_read(self, node: c_ast.Node, scope: _Scope, name: str, subs: list,
+                   value: Callable[[c_ast.Node], E.Expr]) -> E.Expr:
+        """An element of a constant table (`constant_table`) at affine subscripts, checked in bounds on
+        the statement's domain: the element when the index is constant, else a selection of its
+        distinct values on the row-major index, the most frequent value last (no comparison for it).
+        The index is a loop counter expression where it is affine without divisions, else (`i % 2`)
+        the subscripts' own arithmetic (`value`)."""
+        sizes, values = self.tables[name]
+        if len(subs) != len(sizes):
+            raise self.error(node, f"constant table `{name}` has {len(sizes)} dimension(s), indexed with {len(subs)}")
+        space = self.space(scope.dims)
+        dom = scope.domain
+        index = iu.const(space, 0)
+        for k, (sub, size) in enumerate(zip(subs, sizes)):
+            pa = self.affine(sub, scope, what="table index")
+            inside = pa.ge_set(iu.const(space, 0)).intersect(pa.lt_set(iu.const(space, size)))
+            if not dom.is_subset(inside):
+                raise self.error(sub, f"index `{c_text(sub)}` of constant table `{name}` leaves 0 .. {size - 1} "
+                                      "at some iteration")
+            index = index.mul(iu.const(space, size)).add(pa)
+        index = index.intersect_domain(dom)
+        t = values[0].type
+        at = iu.constant_value(index) if not dom.is_empty() else 0
+        if at is not None:
+            return values[at]
+        by_value: dict = {}
+        for k, v in enumerate(values):
+            if dom.is_empty() or not index.eq_set(iu.const(space, k)).intersect(dom).is_empty():
+                by_value.setdefault(v.value, []).append(k)
+        ranked = sorted(by_value.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
+        text = c_text(node)
+        out: E.Expr = E.Const(ranked[0][0], t)
+        pieces = index.get_pieces()
+        if len(pieces) == 1 and pieces[0][1].dim(isl.dim_type.div) == 0 and pieces[0][1].get_denominator_val().is_one():
+            idx: E.Expr = E.AffineValue(index, INT32, f"index of {text}")
+        else:
+            idx = E.cast(value(subs[0]), INT32)
+            for sub, size in zip(subs[1:], sizes[1:]):
+                idx = E.Binary("+", E.Binary("*", idx, E.Const(size, INT32), INT32), E.cast(value(sub), INT32), INT32)
+        for value, ks in reversed(ranked[1:]):
+            cond: Optional[E.Expr] = None
+            for k in ks:
+                eq = E.Binary("==", idx, E.Const(k, INT32), INT32)
+                cond = eq if cond is None else E.Binary("||", cond, eq, INT32)
+            out = E.Select(cond, E.Const(value, t), out, t)
+        return out
 
     def constant_value(self, node: c_ast.Node, t: ScalarType) -> Optional[E.Const]:
         """The value of a constant expression (numbers, earlier constants, casts, operators, sqrt,
@@ -699,6 +812,8 @@ class _Extractor:
         base, subs = _array_ref(node)
         if base is None:
             raise self.error(node, f"unsupported expression `{c_text(node)}`")
+        if base in self.tables:
+            return self.table_read(node, scope, base, subs, lambda n: self.value(n, scope, stmt, reads))
         if base in self.param_names or base in scope.counters:
             raise self.error(node, f"`{base}` is not an array")
         name = self.array_of(base, subs, node)

@@ -49,7 +49,7 @@ def test_construct_interpreter_matches_gcc(path: Path) -> None:
 
 
 @pytest.mark.slow  # 46 s; the constructs run bit-exact in the DPN simulator: test_construct_network_matches_gcc
-@pytest.mark.parametrize("name", ["chained_assign", "const_locals"])
+@pytest.mark.parametrize("name", ["chained_assign", "const_locals", "const_tables"])
 def test_construct_rtl_matches_gcc(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     _sim(["sim", str(CONSTRUCTS / f"{name}.c"), "--seed", "1", "--json"], capsys)
 
@@ -147,3 +147,41 @@ def test_local_written_in_scop_is_not_a_constant(tmp_path: Path) -> None:
                    "    s += A[i];\n    A[i] = s;\n  }\n#pragma endscop\n}\n")
     with pytest.raises(CompileError, match=r"initialize `s` inside the `#pragma scop` region"):
         load_kernel(str(src))
+
+
+def test_constant_tables_are_selections_not_arrays() -> None:
+    """No array, statement or input for a table; a read at a varying index selects among the table's
+    distinct values (the most frequent one without a comparison), at a constant index it is the
+    number."""
+    from hls.poly import expr as E
+
+    _, program = load_kernel(str(CONSTRUCTS / "const_tables.c"))
+    assert set(program.arrays) == {"in", "out", "code", "mapped"}
+    assert len(program.statements) == 3
+    filt = program.statements[1].expr
+    assert isinstance(filt, E.Binary) and "k[" not in " ".join(a.array for a in program.statements[1].reads)
+    assert sorted(a.array for a in program.statements[1].reads) == ["in", "out"]
+    text = str(program.statements[2].expr)
+    assert text.endswith("+ 12)")  # lut[3]
+    assert text.count("?") == 4 + 3  # lut: 5 distinct values (7 most frequent); pad: 4 (0 most frequent)
+
+
+@pytest.mark.parametrize(
+    "decl, use, message",
+    [
+        ("int t[3] = {1, 2, 3};", "t[i % 3] = A[i];", r"also assigned in the kernel"),
+        ("const int t[70] = {1};", "A[i] = t[i];", r"70 elements, more than 64: pass it as an array argument"),
+        ("const double t[4] = {1, 2, 3, 4};", "A[i] = t[i + 1];", r"index `i \+ 1` of constant table `t` leaves 0 .. 3"),
+        ("const double t[2] = {1, B[0]};", "A[i] = t[i % 2];", r"`B\[0\]` is not a constant"),
+        ("const double t[2][2] = {{1, 2}, {3, 4}};", "A[i] = t[i % 2];", r"has 2 dimension\(s\), indexed with 1"),
+    ],
+)
+def test_bad_constant_tables_are_clear_errors(tmp_path: Path, capsys, decl: str, use: str, message: str) -> None:
+    src = tmp_path / "k.c"
+    src.write_text(f"void k(double A[4], double B[4]) {{\n  int i;\n  {decl}\n#pragma scop\n"
+                   f"  for (i = 0; i < 4; i++)\n    {use}\n#pragma endscop\n}}\n")
+    rc, _out, err = run_cli(["analyze", str(src)], capsys)
+    assert rc == 2
+    assert f"{src}:" in err and "error:" in err and "Traceback" not in err
+    import re
+    assert re.search(message, err), err
