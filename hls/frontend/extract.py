@@ -242,7 +242,8 @@ class _Extractor:
         self.local_names.pop(decl.name, None)
         return True
 
-    def constant_table(self, decl: c_ast.Decl, t: ScalarType, dims: list) -> tuple[tuple[int, ...], tuple[E.Const, ...]]:
+    def constant_table(self, decl: c_ast.Decl, t: ScalarType,
+                       dims: list) -> tuple[tuple[int, ...], tuple[E.Const, ...]]:
         """A local array with an initializer list of constants that the kernel never writes (a filter's
         coefficients, `const float k[3][3] = {...}`): a table of at most `TABLE_ELEMENTS` values.  A read
         becomes a selection among them on its affine index (`table_read`): no statement, channel or
@@ -331,7 +332,8 @@ class _Extractor:
         text = c_text(node)
         out: E.Expr = E.Const(ranked[0][0], t)
         pieces = index.get_pieces()
-        if len(pieces) == 1 and pieces[0][1].dim(isl.dim_type.div) == 0 and pieces[0][1].get_denominator_val().is_one():
+        aff = pieces[0][1] if len(pieces) == 1 else None
+        if aff is not None and aff.dim(isl.dim_type.div) == 0 and aff.get_denominator_val().is_one():
             idx: E.Expr = E.AffineValue(index, INT32, f"index of {text}")
         else:
             idx = E.cast(value(subs[0]), INT32)

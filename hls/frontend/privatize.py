@@ -125,7 +125,9 @@ def split_live_ranges(program: PolyProgram) -> PolyProgram:
 
     def fix(a: Access) -> Access:
         fresh = renamed.get(a.id)
-        return a if fresh is None else replace(a, array=fresh, relation=a.relation.set_tuple_name(isl.dim_type.out, fresh))
+        if fresh is None:
+            return a
+        return replace(a, array=fresh, relation=a.relation.set_tuple_name(isl.dim_type.out, fresh))
 
     statements = tuple(replace(s, write=fix(s.write), reads=tuple(fix(r) for r in s.reads)) for s in program.statements)
     return analyze_dataflow(replace(program, arrays=arrays, statements=statements, notes=(*program.notes, *notes)))

@@ -171,7 +171,8 @@ def test_constant_tables_are_selections_not_arrays() -> None:
     [
         ("int t[3] = {1, 2, 3};", "t[i % 3] = A[i];", r"also assigned in the kernel"),
         ("const int t[70] = {1};", "A[i] = t[i];", r"70 elements, more than 64: pass it as an array argument"),
-        ("const double t[4] = {1, 2, 3, 4};", "A[i] = t[i + 1];", r"index `i \+ 1` of constant table `t` leaves 0 .. 3"),
+        ("const double t[4] = {1, 2, 3, 4};", "A[i] = t[i + 1];",
+         r"index `i \+ 1` of constant table `t` leaves 0 .. 3"),
         ("const double t[2] = {1, B[0]};", "A[i] = t[i % 2];", r"`B\[0\]` is not a constant"),
         ("const double t[2][2] = {{1, 2}, {3, 4}};", "A[i] = t[i % 2];", r"has 2 dimension\(s\), indexed with 1"),
     ],
