@@ -235,6 +235,8 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
             if spanned[d] and reach[d] - b.lows[d] > spans[d]:
                 sizes[d] = spans[d] = reach[d] - b.lows[d]
         shapes.append((tuple(sizes), tuple(spans)))
+    if not _closed_under_locals(program, domains):
+        return None
     small = restricted(program, domains)
     if small is None:
         return None
@@ -247,3 +249,25 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
         bands.append(replace(b, hyperplanes=hyper, inner=inner, interleaved=mixed, sizes=sizes, extents=spans, full=full))
     small_tiling = with_bands(small, tiling, bands)
     return None if small_tiling is None else (small, small_tiling)
+
+
+def _closed_under_locals(program: PolyProgram, domains: dict[str, isl.Set]) -> bool:
+    """Drop from the corner's `domains`, in place, the instances that read a local value whose writer
+    lies outside the corner, until none does (a reader dropped may have written a local another one
+    reads); False when a statement is left without instances.  A local's writer and readers may sit
+    in groups cut differently: ludcmp's `w`, once split into live ranges and expanded per (i, j), is
+    written by an untiled group whose loops the corner cuts and read in a band that keeps whole rows,
+    and without this the corner had readers without their writes, and every candidate network was
+    modelled at full size (N = 168: 1.65 M instances, minutes and gigabytes)."""
+    local_deps = [d for d in program.flow.dependences if not program.arrays[program.access(d.sink_access).array].is_arg]
+    changed = True
+    while changed:
+        changed = False
+        for d in local_deps:
+            orphans = d.relation.intersect_range(domains[d.sink]).subtract_domain(domains[d.source]).range()
+            if not orphans.is_empty():
+                domains[d.sink] = iu.coalesced(domains[d.sink].subtract(orphans))
+                if domains[d.sink].is_empty():
+                    return False
+                changed = True
+    return True

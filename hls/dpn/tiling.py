@@ -108,6 +108,9 @@ class Tiling:
     reason: str
     point_order: str = "original"
     fusion: str = "separate"  # how `schedule_bands` grouped the statements (FUSION_MODES)
+    # the separate schedule ran past `SEPARATE_SCHEDULE_SECONDS` and came with an outer coincident
+    # member: a program isl's scheduler finds hard, whose optional schedules are not asked for
+    late: bool = False
 
     @property
     def is_tiled(self) -> bool:
@@ -178,23 +181,27 @@ OPTIONAL_SCHEDULE_SECONDS = 5.0
 
 #: The separate schedule's limit, then that of the same schedule with an outer coincident member
 #: required (isl's `schedule_outer_coincidence`).  isl's search for a non-trivial solution over ADI's
-#: 14 statements took 4-10 s at most sizes and 118 s at TS=3, N=8; with the option, 3-5 s.  Every
-#: example takes under 2 s without it, and the option would change the bands of two thirds of them.
-SEPARATE_SCHEDULE_SECONDS = 20.0
+#: 14 statements took 15-19 s at its own size (TS=N=20) and ran past 20 s from TS=N=48 on; ludcmp's,
+#: once its `w` is split into live ranges, 14 s at N=106 and past 20 s at N=168; with the option,
+#: 3-8 s and a few hundredths, for the same network at ADI's own size (73,594 modelled cycles).
+#: Every example takes under 2.5 s without it at 64 times its instances (redblack-2d), and the option
+#: would change the bands of two thirds of them.  A limit that a schedule runs close to makes the
+#: outcome depend on the machine: 20 s was within the spread of ADI's own size.
+SEPARATE_SCHEDULE_SECONDS = 6.0
 
 
 _LATE = "the isl scheduler took more than"
 
 
-def _separate_schedule(sc: isl.ScheduleConstraints) -> isl.Schedule:
+def _separate_schedule(sc: isl.ScheduleConstraints) -> tuple[isl.Schedule, bool]:
     """The scheduler's own bands, which every `--tile auto` needs: past the limit, the schedule that
-    an outer coincident member bounds, rather than no tiling."""
+    an outer coincident member bounds, rather than no tiling; and whether it came to that."""
     try:
-        return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS)
+        return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS), False
     except isl.Error as e:
         if not str(e).startswith(_LATE):
             raise
-    return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True)
+    return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True), True
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
@@ -221,7 +228,7 @@ FUSION_MODES = ("separate", "fused", "aligned")
 
 
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
-                   fusion: str = "separate") -> list[TileBand]:
+                   fusion: str = "separate", late: Optional[list[bool]] = None) -> list[TileBand]:
     """Statement groups and their outermost permutable band, from the isl scheduler.
 
     Validity is every conflicting access pair.  `separate`: coincidence too (the scheduler looks for
@@ -233,7 +240,8 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
     read reuse between different statements as extra proximity, so that statements reading one
     element get the same time stamp when that is legal (mvt's `A[i][j]` and `A[j][i]`): coincidence
     would rather keep each statement's parallel loop outermost and read the matrix in transposed
-    orders.  Coincident members are then computed from the dependences."""
+    orders.  Coincident members are then computed from the dependences.  `late` gets True appended
+    when the separate schedule ran past its limit (`_separate_schedule`)."""
     if fusion not in FUSION_MODES:
         raise ValueError(f"unknown fusion mode {fusion!r}")
     deps = conflicts(program) if deps is None else deps
@@ -241,7 +249,7 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
         bands = _sampled_bands(program, deps, fusion)
         if bands is not None:
             return bands
-    return _scheduled_bands(program, deps, fusion)
+    return _scheduled_bands(program, deps, fusion, late)
 
 
 #: Statement instances above which the aligned bands are scheduled on a sample (`_sampled_bands`).
@@ -286,7 +294,8 @@ def _sampled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> Opt
     return out if is_legal(program, tiled_schedule(program, whole), deps) else None
 
 
-def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> list[TileBand]:
+def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str,
+                     late: Optional[list[bool]] = None) -> list[TileBand]:
     """`schedule_bands` by the isl scheduler on the whole program."""
     dom = iu.union((isl.UnionSet.from_set(s.domain) for s in program.statements),
                    isl.UnionSet.empty(program.schedule.get_space().params()))
@@ -300,8 +309,12 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> l
         sc = sc.set_coincidence(iu.reread(deps))
     order = [s.name for s in program.statements]
     try:
-        sched = (_separate_schedule(sc) if fusion == "separate"
-                 else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
+        if fusion == "separate":
+            sched, was_late = _separate_schedule(sc)
+            if was_late and late is not None:
+                late.append(True)
+        else:
+            sched = _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS)
         root = sched.get_root()
     except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         return [TileBand(tuple(order), {}, (), (), ())]
@@ -617,13 +630,13 @@ def point_order_variants(program: PolyProgram, tiling: Tiling) -> list[Tiling]:
 
 
 def _finish(program: PolyProgram, bands: list[TileBand], point_order: str, reason: str,
-            deps: isl.UnionMap, fusion: str = "separate") -> Tiling:
+            deps: isl.UnionMap, fusion: str = "separate", late: bool = False) -> Tiling:
     mode = "original" if point_order == "latency" else point_order
     bands = _levels_set(program, bands)
     kmax = max(b.depth for b in bands)
     first = next(b for b in bands if b.depth)
     base = Tiling(first.sizes, tuple(bands), isl.UnionMap.empty(program.schedule.get_space()), kmax, reason, mode,
-                  fusion)
+                  fusion, late)
     out = with_point_order(program, base, mode, deps)
     return out if out is not None else no_tiling(program, "the scheduler's band did not give a legal tiling")
 
@@ -682,7 +695,8 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
     last one keeps the whole extent.  When everything fits, one band holds the whole group: off-chip
     traffic is then compulsory, and the point order still covers operator latencies."""
     deps = conflicts(program)
-    bands = schedule_bands(program, deps, fusion=fusion)
+    late: list[bool] = []
+    bands = schedule_bands(program, deps, fusion=fusion, late=late)
     if not any(b.depth for b in bands):
         return no_tiling(program, "--tile auto: the scheduler found no permutable band")
     out, notes = [], []
@@ -707,7 +721,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
                                                     f", {round(total * cut)} per band"))
     reason = (f"--tile auto: isl permutable bands{_FUSION_TEXT[fusion]}; bands fit {local_words} local words ({'; '.join(notes)}); "
               f"{point_order} point order")
-    return _finish(program, out, point_order, reason, deps, fusion)
+    return _finish(program, out, point_order, reason, deps, fusion, bool(late))
 
 
 _FUSION_TEXT = {"separate": "", "fused": " fused over shared arrays",

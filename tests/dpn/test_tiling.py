@@ -363,3 +363,31 @@ def test_interleaved_point_order_hides_a_recurrence_below_the_band():
         if order == "interleaved":
             _check(built, seeds=(0,))
     assert cycles["interleaved"] < cycles["inner"] / 2, cycles
+
+
+def test_a_late_separate_schedule_skips_the_optional_ones(monkeypatch):
+    """When isl's own schedule ran past its limit, the whole-component ones (fused, aligned) are not
+    asked for: harder still, they ran into their own limits (ludcmp at N=168: 5 s each, for nothing).
+    mvt's candidates are three without the delay, its plain tiling alone with it."""
+    import time
+    from dataclasses import replace
+
+    from hls import pipeline
+    from hls.dpn import tiling as tl
+    from hls.frontend.privatize import privatize
+
+    path = ROOT / "examples" / "mvt.c"
+    opts = Options(str(path), params=example_params(path), tile="auto")
+    prog = privatize(run(replace(opts, tile="none"), until="dataflow").program)
+    assert len(pipeline._auto_candidates(prog, opts)) > 1
+    real = tl._compute_schedule
+
+    def slow_unless_outer(sc, whole_component, outer_coincidence=False):
+        if not outer_coincidence and not whole_component:
+            time.sleep(30)
+        return real(sc, whole_component, outer_coincidence)
+
+    monkeypatch.setattr(tl, "SEPARATE_SCHEDULE_SECONDS", 0.5)
+    monkeypatch.setattr(tl, "_compute_schedule", slow_unless_outer)
+    (only,) = pipeline._auto_candidates(prog, opts)
+    assert only.late and only.fusion == "separate" and "not asked for" in only.reason
