@@ -259,7 +259,8 @@ def _closed_under_locals(program: PolyProgram, domains: dict[str, isl.Set]) -> b
     written by an untiled group whose loops the corner cuts and read in a band that keeps whole rows,
     and without this the corner had readers without their writes, and every candidate network was
     modelled at full size (N = 168: 1.65 M instances, minutes and gigabytes)."""
-    local_deps = [d for d in program.flow.dependences if not program.arrays[program.access(d.sink_access).array].is_arg]
+    local_deps = [d for d in program.flow.dependences
+                  if not program.arrays[program.access(d.sink_access).array].is_arg]
     changed = True
     while changed:
         changed = False
