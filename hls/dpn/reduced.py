@@ -235,9 +235,9 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
             if spanned[d] and reach[d] - b.lows[d] > spans[d]:
                 sizes[d] = spans[d] = reach[d] - b.lows[d]
         shapes.append((tuple(sizes), tuple(spans)))
-    if not _closed_under_locals(program, domains):
-        return None
     small = restricted(program, domains)
+    if small is None and _closed_under_locals(program, domains):
+        small = restricted(program, domains)
     if small is None:
         return None
     bands = []
@@ -254,11 +254,13 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
 def _closed_under_locals(program: PolyProgram, domains: dict[str, isl.Set]) -> bool:
     """Drop from the corner's `domains`, in place, the instances that read a local value whose writer
     lies outside the corner, until none does (a reader dropped may have written a local another one
-    reads); False when a statement is left without instances.  A local's writer and readers may sit
-    in groups cut differently: ludcmp's `w`, once split into live ranges and expanded per (i, j), is
-    written by an untiled group whose loops the corner cuts and read in a band that keeps whole rows,
-    and without this the corner had readers without their writes, and every candidate network was
-    modelled at full size (N = 168: 1.65 M instances, minutes and gigabytes)."""
+    reads); False when a statement is left without instances.  Asked only of a corner where a local
+    is read before any write (`restricted` refuses it): a local's writer and readers may sit in groups
+    cut differently (ludcmp's `w`, once split into live ranges and expanded per (i, j), is written by
+    an untiled group whose loops the corner cuts and read in a band that keeps whole rows), and
+    without a corner every candidate network was modelled at full size (ludcmp at N = 168: 1.65 M
+    instances, minutes and gigabytes).  A corner whose reads all find some writer is kept as it is:
+    dropping the readers whose full-size writer lies outside emptied row-normalize's."""
     local_deps = [d for d in program.flow.dependences
                   if not program.arrays[program.access(d.sink_access).array].is_arg]
     changed = True
