@@ -94,29 +94,39 @@ def refit_shifts(hyperplanes: Mapping[str, isl.Map], domains: Mapping[str, isl.S
     depth = len(next(iter(linear.values()), []))
     pieces = [m for m in iu.union_map_pieces(deps)
               if m.get_tuple_name(isl.dim_type.in_) in linear and m.get_tuple_name(isl.dim_type.out) in linear]
+    pairs = [(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out), m) for m in pieces]
     shifts: dict[str, list[int]] = {st: [] for st in linear}
     for d in range(depth):
-        edges = []
-        for m in pieces:
-            s, t = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
-            along = m.apply_domain(isl.Map.from_aff(linear[s][d])).apply_range(isl.Map.from_aff(linear[t][d]))
-            least = iu.constant_value(along.deltas().dim_min(0).coalesce())
-            if least is None:
-                return None
-            edges.append((s, t, -least))
-        c = _longest_paths(sorted(linear), edges)
+        c = _constants_along(linear, d, pairs)
         if c is None:
             return None
         for st in linear:
             shifts[st].append(c[st])
-    out = {}
-    for st, parts in linear.items():
-        affs = isl.AffList.alloc(hyperplanes[st].get_ctx(), max(1, depth))
-        for d, aff in enumerate(parts):
-            affs = affs.add(aff.set_constant_val(shifts[st][d]))
-        m = isl.Map.from_multi_aff(isl.MultiAff.from_aff_list(hyperplanes[st].get_space(), affs))
-        out[st] = iu.reread(m.intersect_domain(domains[st]))
-    return out
+    return {st: _with_constants(hyperplanes[st], parts, shifts[st], domains[st]) for st, parts in linear.items()}
+
+
+def _constants_along(linear: Mapping[str, list[isl.Aff]], d: int, pairs: list[tuple[str, str, isl.Map]],
+                     start: Optional[Mapping[str, int]] = None) -> Optional[dict[str, int]]:
+    """The smallest constant terms, at or above `start`, that keep every pair of the dependences
+    `pairs` (source statement, target statement, relation) at a nonnegative distance along the linear
+    parts' dimension `d` (`_longest_paths` on the largest decrease along each); None when none do."""
+    edges = []
+    for s, t, m in pairs:
+        along = m.apply_domain(isl.Map.from_aff(linear[s][d])).apply_range(isl.Map.from_aff(linear[t][d]))
+        least = iu.constant_value(along.deltas().dim_min(0).coalesce())
+        if least is None:
+            return None
+        edges.append((s, t, -least))
+    return _longest_paths(sorted(linear), edges, start)
+
+
+def _with_constants(like: isl.Map, parts: list[isl.Aff], constants: list[int], domain: isl.Set) -> isl.Map:
+    """The function with the linear `parts` and these constant terms, in the space of `like`, on `domain`."""
+    affs = isl.AffList.alloc(like.get_ctx(), max(1, len(parts)))
+    for aff, k in zip(parts, constants):
+        affs = affs.add(aff.set_constant_val(k))
+    m = isl.Map.from_multi_aff(isl.MultiAff.from_aff_list(like.get_space(), affs))
+    return iu.reread(m.intersect_domain(domain))
 
 
 def refit_inner(hyperplanes: Mapping[str, isl.Map], inner: Mapping[str, isl.Map],
@@ -157,14 +167,7 @@ def refit_inner(hyperplanes: Mapping[str, isl.Map], inner: Mapping[str, isl.Map]
             open_pairs.append((s, t, tied))
     shifts: dict[str, list[int]] = {st: [] for st in linear}
     for d in range(depth_in):
-        edges = []
-        for s, t, m in open_pairs:
-            along = m.apply_domain(isl.Map.from_aff(linear[s][d])).apply_range(isl.Map.from_aff(linear[t][d]))
-            least = iu.constant_value(along.deltas().dim_min(0).coalesce())
-            if least is None:
-                return None
-            edges.append((s, t, -least))
-        c = _longest_paths(sorted(linear), edges, start[d] if d < len(start) else None)
+        c = _constants_along(linear, d, open_pairs, start[d])
         if c is None:
             return None
         for st in linear:
@@ -177,14 +180,7 @@ def refit_inner(hyperplanes: Mapping[str, isl.Map], inner: Mapping[str, isl.Map]
             if not tied.is_empty():
                 still.append((s, t, tied))
         open_pairs = still
-    out = {}
-    for st, parts in linear.items():
-        affs = isl.AffList.alloc(inner[st].get_ctx(), max(1, depth_in))
-        for d, aff in enumerate(parts):
-            affs = affs.add(aff.set_constant_val(shifts[st][d]))
-        m = isl.Map.from_multi_aff(isl.MultiAff.from_aff_list(inner[st].get_space(), affs))
-        out[st] = iu.reread(m.intersect_domain(inner[st].domain()))
-    return out
+    return {st: _with_constants(inner[st], parts, shifts[st], inner[st].domain()) for st, parts in linear.items()}
 
 
 def _constants(m: isl.Map) -> Optional[list[int]]:
