@@ -34,17 +34,23 @@ def _one_piece(pw):
     return pieces[0] if len({str(p) for p in pieces}) == 1 else None
 
 
-def _linear_parts(hyper: isl.Map) -> Optional[list[isl.Aff]]:
-    """Each hyperplane of `hyper` as one affine function with constant term 0, or None when one is
-    piecewise."""
-    pma = isl.PwMultiAff.from_map(hyper)
+def _affs(m: isl.Map) -> Optional[list[isl.Aff]]:
+    """Each output of the function `m` as one affine function, or None when one is piecewise."""
+    pma = isl.PwMultiAff.from_map(m)
     out = []
-    for d in range(hyper.dim(isl.dim_type.out)):
+    for d in range(m.dim(isl.dim_type.out)):
         aff = _one_piece(pma.get_pw_aff(d))
         if aff is None:
             return None
-        out.append(aff.set_constant_val(0))
+        out.append(aff)
     return out
+
+
+def _linear_parts(hyper: isl.Map) -> Optional[list[isl.Aff]]:
+    """Each hyperplane of `hyper` as one affine function with constant term 0, or None when one is
+    piecewise."""
+    affs = _affs(hyper)
+    return None if affs is None else [a.set_constant_val(0) for a in affs]
 
 
 def linear_text(hyper: isl.Map) -> str:
@@ -185,11 +191,5 @@ def refit_inner(hyperplanes: Mapping[str, isl.Map], inner: Mapping[str, isl.Map]
 
 def _constants(m: isl.Map) -> Optional[list[int]]:
     """The constant term of each output of the function `m`, or None when one is piecewise."""
-    pma = isl.PwMultiAff.from_map(m)
-    out = []
-    for d in range(m.dim(isl.dim_type.out)):
-        aff = _one_piece(pma.get_pw_aff(d))
-        if aff is None:
-            return None
-        out.append(aff.get_constant_val().to_python())
-    return out
+    affs = _affs(m)
+    return None if affs is None else [a.get_constant_val().to_python() for a in affs]
