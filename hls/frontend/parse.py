@@ -18,6 +18,7 @@ from pycparser import c_ast, c_lexer, c_parser
 
 from hls.diagnostics import CompileError, SourceLoc
 from hls.frontend.declared import check_declared
+from hls.frontend.inline import inline_calls
 from hls.frontend.preprocess import GNU_PLACEHOLDERS, PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
 
 __all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop", "check_gnu_placeholders"]
@@ -435,6 +436,8 @@ def parse_kernel(
         _check_file_scope_pragmas(ast, path, markers)
     check_gnu_placeholders(func, path)
     check_declared(func, ast, path)
+    inline_calls(func, [f for f in ast.ext if isinstance(f, c_ast.FuncDef)
+                        and markers.is_user_file(getattr(f.decl.coord, "file", None))], path)
     scop = find_scop(func, path)
     typedefs = types.MappingProxyType(_collect_typedefs(ast, func))
     return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text)

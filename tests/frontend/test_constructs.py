@@ -186,3 +186,36 @@ def test_bad_constant_tables_are_clear_errors(tmp_path: Path, capsys, decl: str,
     assert f"{src}:" in err and "error:" in err and "Traceback" not in err
     import re
     assert re.search(message, err), err
+
+
+def test_expression_functions_are_inlined() -> None:
+    """No call is left: each becomes its body over the converted arguments (`half(i + 1)` an integer
+    division of a loop counter, `mix`'s float parameter a rounding of its double argument)."""
+    _, program = load_kernel(str(CONSTRUCTS / "inline_helpers.c"))
+    assert len(program.statements) == 3
+    values = [str(s.expr) for s in program.statements]
+    assert not any(name in v for v in values for name in ("sq", "clampf", "half", "mix"))
+    assert "fmin" in values[2]  # a math call inside an inlined body stays a call
+
+
+@pytest.mark.parametrize(
+    "helpers, use, message",
+    [
+        ("static int f(int n) { return n < 1 ? 0 : f(n - 1); }", "A[i] = f(i);", r"`f` calls itself"),
+        ("static double g(double x) { double y = x * 2; return y; }", "A[i] = g(A[i]);",
+         r"only functions whose body is `return <expression>;`"),
+        ("static double h(double x, double y) { return x + y; }", "A[i] = h(A[i]);",
+         r"`h` takes 2 argument\(s\), called with 1"),
+        ("static double s(const double *p) { return p[0]; }", "A[i] = s(A);", r"over scalar parameters"),
+    ],
+)
+def test_functions_that_cannot_be_inlined_are_clear_errors(tmp_path: Path, capsys, helpers: str, use: str,
+                                                          message: str) -> None:
+    import re
+
+    src = tmp_path / "k.c"
+    src.write_text(f"{helpers}\nvoid k(double A[4]) {{\n  int i;\n#pragma scop\n"
+                   f"  for (i = 0; i < 4; i++)\n    {use}\n#pragma endscop\n}}\n")
+    rc, _out, err = run_cli(["analyze", str(src)], capsys)
+    assert rc == 2 and "Traceback" not in err
+    assert f"{src}:" in err and re.search(message, err), err

@@ -1,0 +1,127 @@
+"""Calls to the file's own expression functions, replaced by their bodies before extraction.
+
+C kernels name small computations: `static inline float sq(float x) { return x * x; }`,
+`clampf(v, lo, hi)`.  A call is not a statement instance of the polyhedral model, so the kernel
+could not use them.  A function defined in the translation unit whose body is one `return` of an
+expression over its scalar parameters is a value, though: the call becomes that expression with each
+parameter replaced by its argument converted to the parameter's type, and the whole converted to the
+return type, which is what C computes (arguments are converted as if by assignment, and so is the
+returned value).  The math library's functions keep their own handling (`extract.MATH_CALLS`).
+
+Nested calls are replaced too, inside out; a function that calls itself, directly or not, is an
+error, and so is a call to a defined function with another body (the message says what is inlined).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Optional
+
+from pycparser import c_ast
+
+from ..diagnostics import CompileError, SourceLoc
+
+__all__ = ["inline_calls"]
+
+#: calls nested deeper than this inside one inlined body are taken for recursion
+MAX_DEPTH = 32
+
+
+def inline_calls(func: c_ast.FuncDef, defined: list[c_ast.FuncDef], path: str) -> None:
+    """Replace, in place inside `func`'s body, every call to one of the functions `defined` in the
+    user's files by its body (module docstring).  The math library's functions are declared by its
+    header, not defined there, and stay calls."""
+    defs = {str(f.decl.name): f for f in defined if f is not func}
+    if defs:
+        func.body = _Inliner(defs, path).visit(func.body, ())
+
+
+class _Inliner:
+    def __init__(self, defs: dict[str, c_ast.FuncDef], path: str):
+        self.defs = defs
+        self.path = path
+
+    def error(self, node: c_ast.Node, message: str) -> CompileError:
+        return CompileError(SourceLoc.from_coord(getattr(node, "coord", None), self.path), message)
+
+    def visit(self, node: c_ast.Node, active: tuple[str, ...]) -> c_ast.Node:
+        """`node` with the calls below it replaced (children first); `active`: the functions whose
+        bodies are being inlined around it."""
+        for name in node.__slots__:
+            if name in ("coord", "__weakref__"):
+                continue
+            child = getattr(node, name, None)
+            if isinstance(child, c_ast.Node):
+                setattr(node, name, self.visit(child, active))
+            elif isinstance(child, list):
+                setattr(node, name, [self.visit(c, active) if isinstance(c, c_ast.Node) else c for c in child])
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in self.defs:
+            return self.inlined(node, active)
+        return node
+
+    def inlined(self, call: c_ast.FuncCall, active: tuple[str, ...]) -> c_ast.Node:
+        name = call.name.name
+        fdef = self.defs[name]
+        if name in active or len(active) >= MAX_DEPTH:
+            raise self.error(call, f"function `{name}` calls itself: recursive functions cannot be inlined")
+        body = _returned(fdef)
+        params = _params(fdef)
+        if body is None or params is None:
+            raise self.error(call, f"function `{name}` cannot be inlined: only functions whose body is "
+                                   "`return <expression>;` over scalar parameters are; write the computation "
+                                   "in the kernel")
+        args = call.args.exprs if call.args is not None else []
+        if len(args) != len(params):
+            raise self.error(call, f"function `{name}` takes {len(params)} argument(s), called with {len(args)}")
+        values = {p: _cast(t, a) for (p, t), a in zip(params, args)}
+        expr = _substituted(copy.deepcopy(body), values)
+        expr = self.visit(expr, (*active, name))
+        return _cast(_type_name(fdef.decl.type.type), expr)
+
+
+def _returned(fdef: c_ast.FuncDef) -> Optional[c_ast.Node]:
+    items = fdef.body.block_items or []
+    if len(items) == 1 and isinstance(items[0], c_ast.Return) and items[0].expr is not None:
+        return items[0].expr
+    return None
+
+
+def _params(fdef: c_ast.FuncDef) -> Optional[list[tuple[str, c_ast.Typename]]]:
+    """(name, type) of each scalar parameter, or None when one is an array, a pointer or unnamed."""
+    plist = fdef.decl.type.args
+    if plist is None:
+        return []
+    out = []
+    for p in plist.params:
+        if isinstance(p, c_ast.Typename) and isinstance(p.type, c_ast.TypeDecl) and \
+                isinstance(p.type.type, c_ast.IdentifierType) and p.type.type.names == ["void"]:
+            continue  # `f(void)`
+        if not isinstance(p, c_ast.Decl) or not isinstance(p.type, c_ast.TypeDecl) or not p.name:
+            return None
+        out.append((p.name, _type_name(p.type)))
+    return out
+
+
+def _type_name(decl_type: c_ast.TypeDecl) -> c_ast.Typename:
+    t = copy.deepcopy(decl_type)
+    t.declname = None
+    return c_ast.Typename(None, [], None, t, coord=decl_type.coord)
+
+
+def _cast(t: c_ast.Typename, expr: c_ast.Node) -> c_ast.Cast:
+    return c_ast.Cast(copy.deepcopy(t), expr, coord=expr.coord)
+
+
+def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
+    """`node` with each parameter's identifier replaced by a copy of its value."""
+    if isinstance(node, c_ast.ID) and node.name in values:
+        return copy.deepcopy(values[node.name])
+    for name in node.__slots__:
+        if name in ("coord", "__weakref__"):
+            continue
+        child = getattr(node, name, None)
+        if isinstance(child, c_ast.Node):
+            setattr(node, name, _substituted(child, values))
+        elif isinstance(child, list):
+            setattr(node, name, [_substituted(c, values) if isinstance(c, c_ast.Node) else c for c in child])
+    return node
