@@ -434,8 +434,13 @@ def _auto_candidates(program: PolyProgram, opts: Options) -> list[Tiling]:
     if not _fusion_may_help(program, plain):
         return [plain]
     out, seen = [plain], {_bands_key(plain)}
+    late = False
     for fusion in ("fused", "aligned"):
-        t = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fusion=fusion)
+        # the aligned schedule of the whole program is as hard as the fused one: after a fused one that
+        # ran out of time, only its sample is asked (deriche-style filters: 5 s each, for nothing)
+        t = auto_tiling(program, local_words=opts.local_words, point_order=opts.point_order, fusion=fusion,
+                        sample_only=late)
+        late = late or t.late
         if t.is_tiled and _bands_key(t) not in seen:
             seen.add(_bands_key(t))
             out.append(t)

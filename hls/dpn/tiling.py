@@ -228,7 +228,8 @@ FUSION_MODES = ("separate", "fused", "aligned")
 
 
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
-                   fusion: str = "separate", late: Optional[list[bool]] = None) -> list[TileBand]:
+                   fusion: str = "separate", late: Optional[list[bool]] = None,
+                   sample_only: bool = False) -> list[TileBand]:
     """Statement groups and their outermost permutable band, from the isl scheduler.
 
     Validity is every conflicting access pair.  `separate`: coincidence too (the scheduler looks for
@@ -241,7 +242,8 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
     element get the same time stamp when that is legal (mvt's `A[i][j]` and `A[j][i]`): coincidence
     would rather keep each statement's parallel loop outermost and read the matrix in transposed
     orders.  Coincident members are then computed from the dependences.  `late` gets True appended
-    when the separate schedule ran past its limit (`_separate_schedule`)."""
+    when the schedule ran past its limit (`_separate_schedule`, `OPTIONAL_SCHEDULE_SECONDS`); with
+    `sample_only`, the aligned schedule is not asked of the whole program when a sample gives none."""
     if fusion not in FUSION_MODES:
         raise ValueError(f"unknown fusion mode {fusion!r}")
     deps = conflicts(program) if deps is None else deps
@@ -249,6 +251,8 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
         bands = _sampled_bands(program, deps, fusion)
         if bands is not None:
             return bands
+    if sample_only and fusion == "aligned":
+        return [TileBand(tuple(s.name for s in program.statements), {}, (), (), ())]
     return _scheduled_bands(program, deps, fusion, late)
 
 
@@ -316,7 +320,9 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str,
         else:
             sched = _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS)
         root = sched.get_root()
-    except isl.Error:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
+    except isl.Error as e:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
+        if str(e).startswith(_LATE) and late is not None:
+            late.append(True)
         return [TileBand(tuple(order), {}, (), (), ())]
     node = root.child(0) if root.n_children() else root
     groups: list[tuple[list[str], Optional[isl.ScheduleNode]]] = []
@@ -687,18 +693,19 @@ def _footprint(program: PolyProgram, statements: Sequence[str]) -> int:
 
 
 def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
-                point_order: str = "latency", fusion: str = "separate") -> Tiling:
+                point_order: str = "latency", fusion: str = "separate", sample_only: bool = False) -> Tiling:
     """Tile every group's permutable band with sizes whose band footprint fits `local_words`.
 
     A band is all tiles along the last hyperplane for fixed outer tile coordinates, so only the outer
     hyperplanes are cut to fit the budget (halving the widest first, not below `MIN_INNER_TRIP`); the
     last one keeps the whole extent.  When everything fits, one band holds the whole group: off-chip
-    traffic is then compulsory, and the point order still covers operator latencies."""
+    traffic is then compulsory, and the point order still covers operator latencies.  `late` of the
+    result: isl's schedule ran past its limit (`schedule_bands`); `sample_only` as there."""
     deps = conflicts(program)
     late: list[bool] = []
-    bands = schedule_bands(program, deps, fusion=fusion, late=late)
+    bands = schedule_bands(program, deps, fusion=fusion, late=late, sample_only=sample_only)
     if not any(b.depth for b in bands):
-        return no_tiling(program, "--tile auto: the scheduler found no permutable band")
+        return replace(no_tiling(program, "--tile auto: the scheduler found no permutable band"), late=bool(late))
     out, notes = [], []
     for b in bands:
         if not b.depth:

@@ -391,3 +391,36 @@ def test_a_late_separate_schedule_skips_the_optional_ones(monkeypatch):
     monkeypatch.setattr(tl, "_compute_schedule", slow_unless_outer)
     (only,) = pipeline._auto_candidates(prog, opts)
     assert only.late and only.fusion == "separate" and "not asked for" in only.reason
+
+
+def test_after_a_late_fused_schedule_the_aligned_one_is_asked_of_a_sample_only(monkeypatch):
+    """The aligned schedule of the whole program is as hard for isl as the fused one: once the fused
+    one ran out of time, the aligned one comes from a sample or not at all (mvt at its own size is
+    below `SAMPLE_ABOVE`: not at all, one whole-component schedule asked instead of two)."""
+    import time
+    from dataclasses import replace
+
+    from hls import pipeline
+    from hls.dpn import tiling as tl
+    from hls.frontend.privatize import privatize
+
+    path = ROOT / "examples" / "mvt.c"
+    opts = Options(str(path), params=example_params(path), tile="auto")
+    prog = privatize(run(replace(opts, tile="none"), until="dataflow").program)
+    real = tl._compute_schedule
+    asked = []
+
+    def slow_whole(sc, whole_component, outer_coincidence=False):
+        if whole_component:
+            time.sleep(30)
+        return real(sc, whole_component, outer_coincidence)
+
+    monkeypatch.setattr(tl, "OPTIONAL_SCHEDULE_SECONDS", 0.5)
+    monkeypatch.setattr(tl, "_compute_schedule", slow_whole)
+    real_bounded = tl._compute_schedule_bounded
+    monkeypatch.setattr(tl, "_compute_schedule_bounded",
+                        lambda sc, whole, seconds, **kw: asked.append(whole) or real_bounded(sc, whole, seconds, **kw))
+    start = time.monotonic()
+    (only,) = pipeline._auto_candidates(prog, opts)
+    assert time.monotonic() - start < 20
+    assert only.fusion == "separate" and asked.count(True) == 1
