@@ -312,7 +312,7 @@ class _Extractor:
         space = self.space(scope.dims)
         dom = scope.domain
         index = iu.const(space, 0)
-        for k, (sub, size) in enumerate(zip(subs, sizes)):
+        for sub, size in zip(subs, sizes):
             pa = self.affine(sub, scope, what="table index")
             inside = pa.ge_set(iu.const(space, 0)).intersect(pa.lt_set(iu.const(space, size)))
             if not dom.is_subset(inside):
@@ -324,13 +324,14 @@ class _Extractor:
         at = iu.constant_value(index) if not dom.is_empty() else 0
         if at is not None:
             return values[at]
-        by_value: dict = {}
+        # the elements read, grouped by value; by its spelling, so that -0.0 and 0.0 stay apart
+        by_value: dict[str, list[int]] = {}
         for k, v in enumerate(values):
             if dom.is_empty() or not index.eq_set(iu.const(space, k)).intersect(dom).is_empty():
-                by_value.setdefault(v.value, []).append(k)
-        ranked = sorted(by_value.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
+                by_value.setdefault(repr(v.value), []).append(k)
+        ranked = sorted(by_value.values(), key=lambda ks: (-len(ks), ks[0]))
         text = c_text(node)
-        out: E.Expr = E.Const(ranked[0][0], t)
+        out: E.Expr = values[ranked[0][0]]
         pieces = index.get_pieces()
         aff = pieces[0][1] if len(pieces) == 1 else None
         if aff is not None and aff.dim(isl.dim_type.div) == 0 and aff.get_denominator_val().is_one():
@@ -339,12 +340,12 @@ class _Extractor:
             idx = E.cast(value(subs[0]), INT32)
             for sub, size in zip(subs[1:], sizes[1:]):
                 idx = E.Binary("+", E.Binary("*", idx, E.Const(size, INT32), INT32), E.cast(value(sub), INT32), INT32)
-        for value, ks in reversed(ranked[1:]):
+        for ks in reversed(ranked[1:]):
             cond: Optional[E.Expr] = None
             for k in ks:
                 eq = E.Binary("==", idx, E.Const(k, INT32), INT32)
                 cond = eq if cond is None else E.Binary("||", cond, eq, INT32)
-            out = E.Select(cond, E.Const(value, t), out, t)
+            out = E.Select(cond, values[ks[0]], out, t)
         return out
 
     def constant_value(self, node: c_ast.Node, t: ScalarType) -> Optional[E.Const]:

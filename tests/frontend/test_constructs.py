@@ -156,14 +156,16 @@ def test_constant_tables_are_selections_not_arrays() -> None:
     from hls.poly import expr as E
 
     _, program = load_kernel(str(CONSTRUCTS / "const_tables.c"))
-    assert set(program.arrays) == {"in", "out", "code", "mapped"}
-    assert len(program.statements) == 3
+    assert set(program.arrays) == {"in", "out", "code", "mapped", "signs"}
+    assert len(program.statements) == 4
     filt = program.statements[1].expr
     assert isinstance(filt, E.Binary) and "k[" not in " ".join(a.array for a in program.statements[1].reads)
     assert sorted(a.array for a in program.statements[1].reads) == ["in", "out"]
     text = str(program.statements[2].expr)
     assert text.endswith("+ 12)")  # lut[3]
     assert text.count("?") == 4 + 3  # lut: 5 distinct values (7 most frequent); pad: 4 (0 most frequent)
+    signs = str(program.statements[3].expr)
+    assert signs.count("?") == 2 and "-0.0" in signs  # 0.0, -0.0 and 2.0 are three values
 
 
 @pytest.mark.parametrize(
