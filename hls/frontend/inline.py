@@ -66,10 +66,10 @@ class _Inliner:
             raise self.error(call, f"function `{name}` calls itself: recursive functions cannot be inlined")
         body = _returned(fdef)
         params = _params(fdef)
-        if body is None or params is None:
+        if body is None or params is None or not isinstance(fdef.decl.type.type, c_ast.TypeDecl):
             raise self.error(call, f"function `{name}` cannot be inlined: only functions whose body is "
-                                   "`return <expression>;` over scalar parameters are; write the computation "
-                                   "in the kernel")
+                                   "`return <expression>;` over scalar parameters, returning a scalar, are; "
+                                   "write the computation in the kernel")
         args = call.args.exprs if call.args is not None else []
         if len(args) != len(params):
             raise self.error(call, f"function `{name}` takes {len(params)} argument(s), called with {len(args)}")
