@@ -21,19 +21,30 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError, SourceLoc
 
-__all__ = ["inline_calls"]
+__all__ = ["inlined"]
 
 #: calls nested deeper than this inside one inlined body are taken for recursion
 MAX_DEPTH = 32
 
 
-def inline_calls(func: c_ast.FuncDef, defined: list[c_ast.FuncDef], path: str) -> None:
-    """Replace, in place inside `func`'s body, every call to one of the functions `defined` in the
-    user's files by its body (module docstring).  The math library's functions are declared by its
-    header, not defined there, and stay calls."""
+def inlined(func: c_ast.FuncDef, defined: list[c_ast.FuncDef], path: str) -> c_ast.FuncDef:
+    """`func` with every call to one of the functions `defined` in the user's files replaced by its
+    body (module docstring), a copy; `func` itself when it calls none.  `func` stays as written: the
+    gcc reference compiles the user's own functions.  The math library's functions are declared by
+    its header, not defined there, and stay calls."""
     defs = {str(f.decl.name): f for f in defined if f is not func}
-    if defs:
-        func.body = _Inliner(defs, path).visit(func.body, ())
+    called = {n.name.name for n in _walk(func.body) if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)}
+    if not called & defs.keys():
+        return func
+    out = copy.deepcopy(func)
+    out.body = _Inliner(defs, path).visit(out.body, ())
+    return out
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _name, child in node.children():
+        yield from _walk(child)
 
 
 class _Inliner:

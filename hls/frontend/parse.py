@@ -18,7 +18,7 @@ from pycparser import c_ast, c_lexer, c_parser
 
 from hls.diagnostics import CompileError, SourceLoc
 from hls.frontend.declared import check_declared
-from hls.frontend.inline import inline_calls
+from hls.frontend.inline import inlined
 from hls.frontend.preprocess import GNU_PLACEHOLDERS, PRELUDE_FILE, MarkerSummary, preprocess, scan_line_markers
 
 __all__ = ["ParsedKernel", "parse_kernel", "parse_source", "find_scop", "check_gnu_placeholders"]
@@ -29,8 +29,11 @@ class ParsedKernel:
     """The kernel function of a C file, with the translation unit around it.
 
     scop: (block, first, end) such that `block.block_items[first:end]` are the statements between
-        `#pragma scop` and `#pragma endscop`; None when the function has no scop pragmas (then the
-        whole body is the scop).
+        `#pragma scop` and `#pragma endscop`, in `model`; None when the function has no scop pragmas
+        (then the whole body is the scop).
+    model: the function the polyhedral model is extracted from: `func` with the calls to the file's
+        own expression functions inlined (`inline.inlined`), or `func` itself.  `func` stays as
+        written, for the gcc reference.
     """
 
     path: str
@@ -39,6 +42,7 @@ class ParsedKernel:
     typedefs: Mapping[str, c_ast.Typedef]
     scop: tuple[c_ast.Compound, int, int] | None
     preprocessed: str
+    model: c_ast.FuncDef
 
     @property
     def name(self) -> str:
@@ -436,8 +440,8 @@ def parse_kernel(
         _check_file_scope_pragmas(ast, path, markers)
     check_gnu_placeholders(func, path)
     check_declared(func, ast, path)
-    inline_calls(func, [f for f in ast.ext if isinstance(f, c_ast.FuncDef)
-                        and markers.is_user_file(getattr(f.decl.coord, "file", None))], path)
-    scop = find_scop(func, path)
+    model = inlined(func, [f for f in ast.ext if isinstance(f, c_ast.FuncDef)
+                           and markers.is_user_file(getattr(f.decl.coord, "file", None))], path)
+    scop = find_scop(model, path)
     typedefs = types.MappingProxyType(_collect_typedefs(ast, func))
-    return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text)
+    return ParsedKernel(path=path, func=func, ast=ast, typedefs=typedefs, scop=scop, preprocessed=text, model=model)
