@@ -33,7 +33,8 @@ def inlined(func: c_ast.FuncDef, defined: list[c_ast.FuncDef], path: str) -> c_a
     gcc reference compiles the user's own functions.  The math library's functions are declared by
     its header, not defined there, and stay calls."""
     defs = {str(f.decl.name): f for f in defined if f is not func}
-    called = {n.name.name for n in _walk(func.body) if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)}
+    called = {n.name.name for n in _walk(func.body)
+              if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)}
     if not called & defs.keys():
         return func
     out = copy.deepcopy(func)
@@ -42,9 +43,11 @@ def inlined(func: c_ast.FuncDef, defined: list[c_ast.FuncDef], path: str) -> c_a
 
 
 def _walk(node: c_ast.Node):
-    yield node
-    for _name, child in node.children():
-        yield from _walk(child)
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(child for _name, child in n.children())
 
 
 class _Inliner:
