@@ -193,15 +193,17 @@ SEPARATE_SCHEDULE_SECONDS = 6.0
 _LATE = "the isl scheduler took more than"
 
 
-def _separate_schedule(sc: isl.ScheduleConstraints) -> tuple[isl.Schedule, bool]:
+def _separate_schedule(sc: isl.ScheduleConstraints, late: Optional[list[bool]] = None) -> isl.Schedule:
     """The scheduler's own bands, which every `--tile auto` needs: past the limit, the schedule that
-    an outer coincident member bounds, rather than no tiling; and whether it came to that."""
+    an outer coincident member bounds, rather than no tiling (and True appended to `late`)."""
     try:
-        return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS), False
+        return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS)
     except isl.Error as e:
         if not str(e).startswith(_LATE):
             raise
-    return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True), True
+    if late is not None:
+        late.append(True)
+    return _compute_schedule_bounded(sc, False, SEPARATE_SCHEDULE_SECONDS, outer_coincidence=True)
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
@@ -313,12 +315,8 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str,
         sc = sc.set_coincidence(iu.reread(deps))
     order = [s.name for s in program.statements]
     try:
-        if fusion == "separate":
-            sched, was_late = _separate_schedule(sc)
-            if was_late and late is not None:
-                late.append(True)
-        else:
-            sched = _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS)
+        sched = (_separate_schedule(sc, late) if fusion == "separate"
+                 else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error as e:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         if str(e).startswith(_LATE) and late is not None:

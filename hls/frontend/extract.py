@@ -112,6 +112,10 @@ class _Extractor:
         self.written: set[str] = set()  # names assigned somewhere inside the scop
 
     # ---------------------------------------------------------------- helpers
+    def root_scope(self) -> _Scope:
+        """The scope outside every loop: constants and sizes are evaluated there."""
+        return _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+
     def loc(self, node: c_ast.Node | None) -> SourceLoc:
         return SourceLoc.from_coord(getattr(node, "coord", None), self.path)
 
@@ -256,7 +260,7 @@ class _Extractor:
             raise self.error(decl, f"initialized local array `{name}` is also assigned in the kernel: only constant "
                                    "tables may have an initializer; assign its elements in statements instead")
         sizes = []
-        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        root = self.root_scope()
         for k, dim in enumerate(dims):
             if dim is None and k == 0 and len(dims) == 1:
                 sizes.append(len(decl.init.exprs))
@@ -354,7 +358,7 @@ class _Extractor:
         None when `node` is not one."""
         if not self.is_constant_tree(node):
             return None
-        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        root = self.root_scope()
         self.host_depth += 1  # folded here, never hoisted to the host
         try:
             e = E.cast(self.value(node, root, "init", []), t)
@@ -945,7 +949,7 @@ class _Extractor:
         items = block.block_items or []
         self.written = _written_names(items[start:end])
         self.outside(body, block, start, end)
-        root = _Scope([], {}, {}, isl.Set.universe(self.space([])), [])
+        root = self.root_scope()
         self.walk_block(items[start:end], root)
         if not self.statements:
             raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")

@@ -15,7 +15,7 @@ error, and so is a call to a defined function with another body (the message say
 from __future__ import annotations
 
 import copy
-from typing import Optional
+from typing import Callable, Optional
 
 from pycparser import c_ast
 
@@ -61,14 +61,7 @@ class _Inliner:
     def visit(self, node: c_ast.Node, active: tuple[str, ...]) -> c_ast.Node:
         """`node` with the calls below it replaced (children first); `active`: the functions whose
         bodies are being inlined around it."""
-        for name in node.__slots__:
-            if name in ("coord", "__weakref__"):
-                continue
-            child = getattr(node, name, None)
-            if isinstance(child, c_ast.Node):
-                setattr(node, name, self.visit(child, active))
-            elif isinstance(child, list):
-                setattr(node, name, [self.visit(c, active) if isinstance(c, c_ast.Node) else c for c in child])
+        _map_children(node, lambda c: self.visit(c, active))
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in self.defs:
             return self.inlined(node, active)
         return node
@@ -130,12 +123,17 @@ def _substituted(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
     """`node` with each parameter's identifier replaced by a copy of its value."""
     if isinstance(node, c_ast.ID) and node.name in values:
         return copy.deepcopy(values[node.name])
+    _map_children(node, lambda c: _substituted(c, values))
+    return node
+
+
+def _map_children(node: c_ast.Node, f: Callable[[c_ast.Node], c_ast.Node]) -> None:
+    """Each child node of `node` replaced, in place, by `f` of it."""
     for name in node.__slots__:
         if name in ("coord", "__weakref__"):
             continue
         child = getattr(node, name, None)
         if isinstance(child, c_ast.Node):
-            setattr(node, name, _substituted(child, values))
+            setattr(node, name, f(child))
         elif isinstance(child, list):
-            setattr(node, name, [_substituted(c, values) if isinstance(c, c_ast.Node) else c for c in child])
-    return node
+            setattr(node, name, [f(c) if isinstance(c, c_ast.Node) else c for c in child])
