@@ -535,13 +535,14 @@ class GccReference:
             raise TypeError(f"parameter '{a.name}' needs a numpy array, got {type(value).__name__}")
         if value.dtype != a.dtype:
             raise TypeError(f"parameter '{a.name}' needs dtype {a.dtype} ({a.ctype}), got {value.dtype}")
-        if value.ndim != a.ndim:
+        # A pointer takes any C-contiguous memory: the model may see it with more dimensions (`pointers`).
+        if value.ndim != a.ndim and info.dims != (None,):
             raise TypeError(f"parameter '{a.name}' needs a {a.ndim}-dimensional array, got {value.ndim} dimensions")
         if not value.flags.c_contiguous:
             raise TypeError(f"parameter '{a.name}' needs a C-contiguous array")
         if not value.flags.writeable and not info.const:
             raise TypeError(f"parameter '{a.name}' may be written by the kernel but the array is read-only")
-        for axis, dim in enumerate(info.dims):
+        for axis, dim in enumerate(info.dims if value.ndim == a.ndim else ()):
             expected = _eval_dim(dim, env)
             if expected is not None and value.shape[axis] != expected:
                 raise ValueError(

@@ -74,7 +74,9 @@ def scalar_type(node: c_ast.Node, typedefs: Mapping[str, c_ast.Typedef], loc: So
         if isinstance(node, c_ast.Enum):
             return INT32
         if isinstance(node, c_ast.PtrDecl):
-            raise CompileError(loc, f"{what}: pointers are not supported; declare an array with sizes, e.g. `double A[N]`")
+            raise CompileError(loc, f"{what}: a pointer here is not supported: only an array parameter may be a "
+                                    "pointer (`double *A`, one level, indexed with subscripts); declare an array with "
+                                    "sizes, e.g. `double A[N]`")
         raise CompileError(loc, f"{what}: unsupported type")
 
 

@@ -23,6 +23,9 @@ from ..poly.evaluate import EvaluationError, compile_expr
 from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
+from .pointers import (
+    OpenArray, Stride, delinearized, dimension_sizes, index_terms, open_extent, open_parameter, size_text, stride_chain,
+)
 
 #: elements up to which an initialized constant local array becomes a selection in the datapath
 #: (`constant_table`); a larger one is read from memory as an argument
@@ -88,8 +91,18 @@ class _Scope:
         return _Scope(**d)
 
 
+class _Rechain(Exception):
+    """The strides of pointer parameters, found once the whole kernel is read: extraction starts again
+    with them (`pointers`), since every subscript of a pointer needs all of its array's strides."""
+
+    def __init__(self, chains: dict[str, list[Stride]]) -> None:
+        super().__init__()
+        self.chains = chains
+
+
 class _Extractor:
-    def __init__(self, func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str) -> None:
+    def __init__(self, func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str,
+                 chains: Optional[Mapping[str, list[Stride]]] = None) -> None:
         self.func = func
         self.typedefs = typedefs
         self.path = path
@@ -110,6 +123,12 @@ class _Extractor:
         # constant local arrays (see `constant_table`) -> (sizes, row-major elements)
         self.tables: dict[str, tuple[tuple[int, ...], tuple[E.Const, ...]]] = {}
         self.written: set[str] = set()  # names assigned somewhere inside the scop
+        # array parameters without a first extent (`pointers`), the strides their subscripts use, the
+        # row-major strides they were extracted with, and the sizes of their inner dimensions
+        self.open_arrays: dict[str, OpenArray] = {}
+        self.strides: dict[str, set[Stride]] = {}
+        self.chains: dict[str, list[Stride]] = dict(chains or {})
+        self.inner_sizes: dict[str, list[isl.PwAff]] = {}
 
     # ---------------------------------------------------------------- helpers
     def root_scope(self) -> _Scope:
@@ -145,6 +164,11 @@ class _Extractor:
             if isinstance(p, c_ast.EllipsisParam):
                 raise self.error(p, "variadic kernels are not supported")
             what = f"parameter `{p.name}`"
+            opened = open_parameter(p, self.typedefs)
+            if opened is not None:
+                self.open_arrays[p.name] = opened[0]
+                arrays.append((p, opened[1], []))
+                continue
             if isinstance(p.type, c_ast.ArrayDecl):
                 elem, dims = array_declarator(p.type)
                 arrays.append((p, elem, dims))
@@ -160,7 +184,10 @@ class _Extractor:
         by_name = {a.name: a for a in self.args}
         for p, elem, dims in arrays:
             t = scalar_type(elem, self.typedefs, self.loc(p), f"array `{p.name}`")
-            self.arrays[p.name] = self.make_array(p, p.name, t, dims, is_arg=True)
+            if p.name in self.open_arrays:
+                self.arrays[p.name] = self.make_open_array(p, self.open_arrays[p.name], t)
+            else:
+                self.arrays[p.name] = self.make_array(p, p.name, t, dims, is_arg=True)
             by_name[p.name] = KernelArg(p.name, "array", t, self.loc(p))
         self.args = [by_name[p.name] for p in params if getattr(p, "name", None) in by_name]
 
@@ -181,6 +208,41 @@ class _Extractor:
             extent = extent.intersect(d.ge_set(iu.const(space, 0))).intersect(d.lt_set(ext))
             shape.append(c_text(dim))
         return Array(name, t, tuple(shape), extent.set_tuple_name(name), is_arg, self.loc(node))
+
+    def make_open_array(self, node: c_ast.Node, opened: OpenArray, t: ScalarType) -> Array:
+        """An array parameter whose first extent is found from its accesses (`close_open_arrays`);
+        until then it is unbounded along its first dimension."""
+        name = opened.name
+        if opened.pointer:
+            inner_text = dimension_sizes(self.chains.get(name, [()]))
+            inner = [c_ast.ID(n, coord=node.coord) for n in inner_text]
+        else:
+            inner, inner_text = list(opened.inner), [c_text(d) if d is not None else "" for d in opened.inner]
+        names = [f"d{k}" for k in range(1 + len(inner))]
+        space = self.space(names)
+        sizes = _Scope(names, {}, {}, isl.Set.universe(space), [])
+        extent = isl.Set.universe(space)
+        self.inner_sizes[name] = []
+        for k, dim in enumerate(inner, start=1):
+            if dim is None:
+                raise self.error(node, f"array `{name}` needs a size on every dimension after the first")
+            ext = self.affine(dim, sizes, what="array size")
+            self.inner_sizes[name].append(ext)
+            d = iu.var(space, names[k])
+            extent = extent.intersect(d.ge_set(iu.const(space, 0))).intersect(d.lt_set(ext))
+        return Array(name, t, ("", *inner_text), extent.set_tuple_name(name), True, self.loc(node))
+
+    def close_open_arrays(self) -> None:
+        """Each open array's first extent: up to the largest index the kernel touches."""
+        for name in self.open_arrays:
+            arr = self.arrays[name]
+            image = isl.Set.empty(arr.extent.get_space())
+            for st in self.statements:
+                for acc in st.accesses:
+                    if acc.array == name:
+                        image = image.union(acc.relation.range())
+            extent = open_extent(name, image, self.inner_sizes[name], arr.extent.reset_tuple_id().get_space())
+            self.arrays[name] = _dc_replace(arr, extent=extent, shape=(size_text(extent), *arr.shape[1:]))
 
     # ---------------------------------------------------------------- declarations
     def declare_local(self, decl: c_ast.Decl, scope: Optional[_Scope]) -> None:
@@ -602,6 +664,11 @@ class _Extractor:
         if name not in self.arrays:
             raise self.error(node, f"unknown variable `{base}` (globals are not supported; pass it as a parameter)")
         arr = self.arrays[name]
+        opened = self.open_arrays.get(name)
+        if opened is not None and opened.pointer and name == base:
+            if len(subs) != 1:
+                raise self.error(node, f"`{base}` is a pointer: index it with one subscript (`{base}[i * m + j]`)")
+            return name
         if len(subs) != arr.ndim and not (name in self.expanded and not subs):
             if len(subs) < arr.ndim:
                 raise self.error(node, f"`{base}` has {arr.ndim} dimension(s) but is used with {len(subs)} subscript(s); "
@@ -612,8 +679,10 @@ class _Extractor:
     def access(self, stmt: str, array: str, subs: list, is_write: bool, node, scope: _Scope, suffix: str) -> Access:
         space = self.space(scope.dims)
         rel: Optional[isl.Map] = None
-        for s in subs:
-            pa = self.affine(s, scope, what="array index")
+        opened = self.open_arrays.get(array)
+        indices = (self.pointer_index(array, subs[0], scope) if opened is not None and opened.pointer
+                   else [self.affine(s, scope, what="array index") for s in subs])
+        for pa in indices:
             m = isl.Map.from_pw_aff(pa)
             rel = m if rel is None else rel.flat_range_product(m)
         if rel is None and array in self.expanded:
@@ -625,6 +694,25 @@ class _Extractor:
         rel = rel.set_tuple_name(isl.dim_type.in_, stmt).set_tuple_name(isl.dim_type.out, array)
         rel = rel.intersect_domain(scope.domain.set_tuple_name(stmt))
         return Access(f"{stmt}.{suffix}", stmt, array, is_write, rel, self.loc(node), c_text(node))
+
+    def pointer_index(self, array: str, sub: c_ast.Node, scope: _Scope) -> list[isl.PwAff]:
+        """The subscripts of a pointer's element as a row-major array (`pointers`)."""
+        def fail(why: str) -> CompileError:
+            return self.error(sub, f"index `{c_text(sub)}` of pointer `{array}` is not a row-major index ({why})")
+
+        terms = index_terms(sub, lambda n: self.affine(n, scope, what="array index"), fail)
+        seen = self.strides.setdefault(array, set())
+        seen.update(terms)
+        if stride_chain(seen) is None:
+            strides = ", ".join(" * ".join(s) or "1" for s in sorted(seen, key=lambda s: (len(s), s)))
+            raise self.error(sub, f"the strides of pointer `{array}` do not nest ({strides}: each must divide the "
+                                  "next), so its indices are not those of one row-major array; declare it with "
+                                  "its sizes, e.g. `float A[N][M]`")
+        space = self.space(scope.dims)
+        chain = self.chains.get(array, [()])
+        if not set(terms) <= set(chain):  # a stride not seen when this extraction started: it starts again
+            return [iu.const(space, 0)] * len(chain)
+        return delinearized(terms, chain, scope.domain)
 
     # ---------------------------------------------------------------- values
     def value(self, node: c_ast.Node, scope: _Scope, stmt: str, reads: list[Access]) -> E.Expr:
@@ -953,6 +1041,10 @@ class _Extractor:
         self.walk_block(items[start:end], root)
         if not self.statements:
             raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")
+        found = {a: stride_chain(s) for a, s in self.strides.items()}
+        if any(found[a] != self.chains.get(a, [()]) for a in found):
+            raise _Rechain({a: c for a, c in found.items() if c is not None})
+        self.close_open_arrays()
         return self.build()
 
     def outside(self, body: list, block: c_ast.Compound, start: int, end: int) -> None:
@@ -1179,4 +1271,7 @@ def _truth(e: E.Expr) -> E.Expr:
 def extract(func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str,
             scop: Optional[tuple[c_ast.Compound, int, int]]) -> PolyProgram:
     """Build the polyhedral model of kernel `func` (the scop region, or its whole body)."""
-    return _Extractor(func, typedefs, path).run(scop)
+    try:
+        return _Extractor(func, typedefs, path).run(scop)
+    except _Rechain as again:
+        return _Extractor(func, typedefs, path, again.chains).run(scop)

@@ -144,8 +144,14 @@ def restrict_params(program: PolyProgram, values: Mapping[str, int]) -> PolyProg
         if k not in names:
             raise UsageError(f"--param {k}: `{program.name}` has no integer parameter `{k}` (parameters: "
                              f"{', '.join(names) or 'none'})")
-    ctx = program.context.intersect(iu.param_set(values, names))
+    given = iu.param_set(values, names)
+    ctx = program.context.intersect(given)
     if ctx.is_empty():
+        for s in program.statements:
+            for acc in s.accesses:
+                bad = acc.relation.intersect_params(given).subtract_range(program.arrays[acc.array].extent)
+                if not bad.is_empty():
+                    raise CompileError(acc.loc, _describe(acc, bad, program))
         raise CompileError(program.loc, "the given parameter values make some access go out of bounds")
     return replace(program, context=ctx, params=tuple(replace(p, value=values.get(p.name)) for p in program.params))
 

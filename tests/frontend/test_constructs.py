@@ -221,3 +221,68 @@ def test_functions_that_cannot_be_inlined_are_clear_errors(tmp_path: Path, capsy
     rc, _out, err = run_cli(["analyze", str(src)], capsys)
     assert rc == 2 and "Traceback" not in err
     assert f"{src}:" in err and re.search(message, err), err
+
+
+# --------------------------------------------------------------------- pointer parameters
+
+_ROWS = """\
+void rows(int n, int m, int q, const float *A, const float *T, float *B, float *S)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      for (int l = 0; l < q; l++)
+        B[(i * m + j) * q + l] = A[i * m * q + j * q + l] * T[l * n + i];
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < m - 1; j++)
+      S[i * m + j] = B[((i - 1) * m + j) * q] + B[((i + 1) * m + j + 1) * q - 1] - S[(i - 1) * m + j];
+}
+"""
+
+
+def test_pointer_subscripts_are_delinearized(tmp_path: Path) -> None:
+    """Strides that are products of parameters are the dimensions of row-major arrays: `A` is n x m x q,
+    `T` read transposed is q x n, and `S`'s rows run to the last one the kernel touches."""
+    src = tmp_path / "rows.c"
+    src.write_text(_ROWS)
+    _, program = load_kernel(str(src), bind=False)
+    shapes = {name: program.arrays[name].shape for name in ("A", "T", "B", "S")}
+    assert shapes == {"A": ("n", "m", "q"), "T": ("q", "n"), "B": ("n", "m", "q"), "S": ("n - 1", "m")}
+    reads = {str(r.relation) for r in program.statements[0].reads}
+    assert any("A[i, j, l]" in r for r in reads) and any("T[l, i]" in r for r in reads)
+    stencil = " ".join(str(r.relation) for r in program.statements[1].reads)
+    assert "B[-1 + i, j, 0]" in stencil and "B[1 + i, j, -1 + q]" in stencil  # `(.. + j + 1) * q - 1`
+
+
+@pytest.mark.parametrize("sizes", [("4", "5", "3"), ("6", "3", "2")])
+def test_pointer_kernel_matches_gcc(tmp_path: Path, capsys: pytest.CaptureFixture[str], sizes) -> None:
+    src = tmp_path / "rows.c"
+    src.write_text(_ROWS)
+    params = [f"--param={k}={v}" for k, v in zip("nmq", sizes)]
+    _sim(["sim", str(src), *params, "--dpn-only", "--seed", "2", "--json"], capsys)
+
+
+def test_pointer_kernel_rtl_matches_gcc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Verilator's memories are the pointers' flat memory, as gcc's."""
+    src = tmp_path / "rows.c"
+    src.write_text(_ROWS)
+    _sim(["sim", str(src), "--param", "n=5", "--param", "m=4", "--param", "q=3", "--seed", "3", "--json"], capsys)
+
+
+def test_delinearization_past_a_row_is_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`A[i * m + j]` with j up to n - 1 > m - 1 leaves the row: C reads the next one, the model cannot."""
+    src = tmp_path / "k.c"
+    src.write_text("void k(int n, int m, float *A, float *B) {\n  for (int i = 0; i < n; i++)\n"
+                   "    for (int j = 0; j < n; j++)\n      B[i * n + j] = A[i * m + j];\n}\n")
+    rc, _out, err = run_cli(["analyze", str(src), "--param", "n=4", "--param", "m=3"], capsys)
+    assert rc == 2 and f"{src}:4:" in err
+    assert "reads outside `A[n][m]`: at i=0, j=3 it accesses [0, 3]" in err, err
+
+
+def test_stride_chains() -> None:
+    from hls.frontend.pointers import dimension_sizes, stride_chain
+
+    assert stride_chain({("m",), ("m", "q")}) == [(), ("m",), ("m", "q")]
+    assert stride_chain({("m", "q")}) == [(), ("m",), ("m", "q")]  # one dimension per parameter
+    assert stride_chain({("m",), ("n",)}) is None
+    assert stride_chain({("m", "m")}) == [(), ("m",), ("m", "m")]
+    assert dimension_sizes([(), ("q",), ("m", "q")]) == ["m", "q"]

@@ -1,4 +1,4 @@
-/* An array parameter without a size. */
+/* An array parameter without a size: a pointer, sized by its accesses. */
 void kernel(double A[], double B[10])
 {
   int i;

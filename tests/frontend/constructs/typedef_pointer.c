@@ -1,4 +1,4 @@
-/* A pointer hidden behind a typedef. */
+/* A pointer parameter behind a typedef. */
 typedef double *vec_t;
 
 void kernel(vec_t A, double B[10])
