@@ -24,6 +24,10 @@ computed a cycle ahead, `control.py`; a pipelined operator takes them through a 
 stage they are taken, so a port read late
 (`late_reads`) schedules exactly like one read at issue and delayed.
 
+Equal subexpressions of a statement are one signal (`expression_key`): an expression function
+inlined three times, or `(a - b) * (a - b)`, gets one operator per distinct computation; a later
+use takes the signal through delay registers like any operand.
+
 Delay registers and operators advance on the enable of their pipeline segment: one segment unless
 some operand is read after issue (`late_reads`), and then the segments before such a read stall while
 it waits and the ones after it drain.
@@ -267,6 +271,31 @@ def affine_arrival(text: str) -> float:
     return arr + (text.count("/") + text.count("%")) * 32 * delay.add(32)
 
 
+def expression_key(e: E.Expr) -> tuple:
+    """Equal keys for expressions computing the same value the same way (common subexpressions).
+
+    Constants are told apart by their text, so -0.0 and 0.0 (equal as numbers) stay two values."""
+    if isinstance(e, E.Const):
+        return ("const", e.type.name, repr(e.value))
+    if isinstance(e, E.ArrayRead):
+        return ("read", e.access)
+    if isinstance(e, E.ScalarArg):
+        return ("scalar", e.name, e.type.name)
+    if isinstance(e, E.AffineValue):
+        return ("affine", str(e.expr), e.type.name)
+    if isinstance(e, E.Cast):
+        return ("cast", e.type.name, expression_key(e.operand))
+    if isinstance(e, E.Unary):
+        return ("unary", e.op, e.type.name, expression_key(e.operand))
+    if isinstance(e, E.Binary):
+        return ("binary", e.op, e.type.name, expression_key(e.lhs), expression_key(e.rhs))
+    if isinstance(e, E.Select):
+        return ("select", e.type.name, *(expression_key(x) for x in (e.cond, e.if_true, e.if_false)))
+    if isinstance(e, E.Call):
+        return ("call", e.func, e.type.name, *(expression_key(a) for a in e.args))
+    raise AssertionError(e)
+
+
 def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affine: Callable[[E.AffineValue], str],
           loc: SourceLoc, library: Mapping[str, OperatorSpec], dp: Datapath | None = None,
           read_stage: Mapping[str, int] | None = None) -> tuple[Datapath, str]:
@@ -419,7 +448,15 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
         kind = "div" if o == "/" else "rem"
         return dp.instance(op(f"{kind}.{'i' if t.signed else 'u'}{t.bits}"), [a, go(rhs)], t)
 
+    built: dict[tuple, str] = {}  # an expression's structure -> its signal: equal subexpressions built once
+
     def go(e: E.Expr) -> str:
+        key = expression_key(e)
+        if key not in built:
+            built[key] = node(e)
+        return built[key]
+
+    def node(e: E.Expr) -> str:
         t = e.type
         if isinstance(e, E.Const):
             if t.is_float:
