@@ -83,10 +83,12 @@ class _Scope:
     domain: isl.Set  # in set_space(dims, params)
     time: list[str]  # 2d+1 schedule prefix (expressions over dims)
     positions: list[int] = field(default_factory=lambda: [0])
+    # the truth of the conditions on data around the statement (`_Extractor.converted`), None outside any
+    guard: Optional[c_ast.Node] = None
 
     def child(self, **kw) -> "_Scope":
         d = dict(dims=list(self.dims), counters=dict(self.counters), counter_types=dict(self.counter_types),
-                 domain=self.domain, time=list(self.time))
+                 domain=self.domain, time=list(self.time), guard=self.guard)
         d.update(kw)
         return _Scope(**d)
 
@@ -129,6 +131,8 @@ class _Extractor:
         self.strides: dict[str, set[Stride]] = {}
         self.chains: dict[str, list[Stride]] = dict(chains or {})
         self.inner_sizes: dict[str, list[isl.PwAff]] = {}
+        # local -> the guard of its declaration: assignments under that same guard need no select
+        self.local_guard: dict[str, Optional[c_ast.Node]] = {}
 
     # ---------------------------------------------------------------- helpers
     def root_scope(self) -> _Scope:
@@ -260,6 +264,7 @@ class _Extractor:
             name = self.fresh_array_name(decl.name)
             self.arrays[name] = self.make_array(decl, name, t, dims, is_arg=False)
             self.local_names[decl.name] = name
+            self.local_guard[name] = scope.guard if scope is not None else None
             return
         if isinstance(decl.type, c_ast.FuncDecl):
             return  # a local prototype
@@ -268,26 +273,32 @@ class _Extractor:
             return
         if scope is None and t.is_int and decl.init is None:
             self.counter_decls[decl.name] = t  # probably a loop counter; becomes a scalar if assigned
-        name = self.fresh_array_name(decl.name)
-        if scope is not None and scope.dims and self._expandable(scope):
-            # C gives every iteration of the enclosing loops a fresh object: index it by their counters
-            # (scalar expansion), so that iterations share no storage and carry no false write-after-read
-            # or write-after-write dependence; the tiler may then interleave independent accumulations.
-            counters = {v: k for k, v in scope.counters.items()}
-            self.arrays[name] = Array(name, t, tuple(counters.get(d, d) for d in scope.dims),
-                                      scope.domain.set_tuple_name(name), False, self.loc(decl))
-            self.expanded[name] = len(scope.dims)
-        else:
-            space = isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names).set_tuple_name(
-                isl.dim_type.set, name)
-            self.arrays[name] = Array(name, t, (), isl.Set.universe(space), False, self.loc(decl))
-        self.local_names[decl.name] = name
+        self.scalar_local(decl.name, decl.name, t, scope, decl)
         if decl.init is not None:
             if scope is None:
                 raise self.error(decl, f"initialize `{decl.name}` inside the `#pragma scop` region")
             if isinstance(decl.init, c_ast.InitList):
                 raise self.error(decl.init, "initializer lists are not supported")
             self.assignment(decl, "=", c_ast.ID(decl.name, coord=decl.coord), decl.init, scope)
+
+    def scalar_local(self, c_name: str, base: str, t: ScalarType, scope: Optional[_Scope], node: c_ast.Node) -> str:
+        """A local scalar named `c_name` in C: a fresh array (named after `base`), 0-d or expanded."""
+        name = self.fresh_array_name(base)
+        if scope is not None and scope.dims and self._expandable(scope):
+            # C gives every iteration of the enclosing loops a fresh object: index it by their counters
+            # (scalar expansion), so that iterations share no storage and carry no false write-after-read
+            # or write-after-write dependence; the tiler may then interleave independent accumulations.
+            counters = {v: k for k, v in scope.counters.items()}
+            self.arrays[name] = Array(name, t, tuple(counters.get(d, d) for d in scope.dims),
+                                      scope.domain.set_tuple_name(name), False, self.loc(node))
+            self.expanded[name] = len(scope.dims)
+        else:
+            space = isl.Space.create_from_names(iu.CTX, set=[], params=self.param_names).set_tuple_name(
+                isl.dim_type.set, name)
+            self.arrays[name] = Array(name, t, (), isl.Set.universe(space), False, self.loc(node))
+        self.local_names[c_name] = name
+        self.local_guard[name] = scope.guard if scope is not None else None
+        return name
 
     def constant_local(self, decl: c_ast.Decl, t: ScalarType, scope: Optional[_Scope]) -> bool:
         """Record `decl` as a named constant when its value is known at compile time and never changes.
@@ -605,7 +616,11 @@ class _Extractor:
         raise err
 
     def conditional(self, node: c_ast.If, scope: _Scope) -> None:
-        cond = self.condition(node.cond, scope)
+        try:
+            cond = self.condition(node.cond, scope)
+        except CompileError:
+            self.converted(node, scope)
+            return
         then = scope.child(domain=scope.domain.intersect(cond))
         then.positions = scope.positions
         self.walk(node.iftrue, then)
@@ -614,8 +629,48 @@ class _Extractor:
             other.positions = scope.positions
             self.walk(node.iffalse, other)
 
+    def converted(self, node: c_ast.If, scope: _Scope) -> None:
+        """An `if` on data (`if (A[i] > m) { m = A[i]; k = i; }`), if-converted.
+
+        The condition is evaluated once, before either branch, into a fresh local flag (a branch may
+        change what it reads: `m` above); every assignment of a branch then writes its target always,
+        the new value where the guard holds and the old one elsewhere: `m = flag ? A[i] : m`.  The
+        affine conjuncts of a condition without `else` (`i > 0 && A[i] < A[i - 1]`) still restrict the
+        domain.  Loops, nested `if`s and declarations may appear in the branches; a local declared in
+        a branch is assigned there without a guard, being a fresh object."""
+        affine: list[isl.Set] = []
+        data: list[c_ast.Node] = []
+        for c in _conjuncts(node.cond):
+            try:
+                affine.append(self.condition(c, scope))
+            except CompileError:
+                data.append(c)
+        if node.iffalse is not None and affine:  # the else branch needs the negation of the whole
+            affine, data = [], [node.cond]
+        domain = scope.domain
+        for a in affine:
+            domain = domain.intersect(a)
+        test = data[0]
+        for c in data[1:]:
+            test = c_ast.BinaryOp("&&", test, c, coord=c.coord)
+        flag = f"cond@{len(self.statements)}"  # not a C name: no user variable can hide it
+        at = scope.child(domain=domain, guard=None)
+        at.positions = scope.positions
+        name = self.scalar_local(flag, "cond", INT32, at, node)
+        truth = c_ast.UnaryOp("!", c_ast.UnaryOp("!", test, coord=test.coord), coord=test.coord)
+        self.assignment(test, "=", c_ast.ID(flag, coord=node.coord), truth, at, text=f"{name} = {c_text(test)}")
+        then = scope.child(domain=domain, guard=_both(scope.guard, c_ast.ID(flag, coord=node.coord)))
+        then.positions = scope.positions
+        self.walk(node.iftrue, then)
+        if node.iffalse is not None:
+            negated = c_ast.UnaryOp("!", c_ast.ID(flag, coord=node.coord), coord=node.coord)
+            other = scope.child(guard=_both(scope.guard, negated))
+            other.positions = scope.positions
+            self.walk(node.iffalse, other)
+
     # ---------------------------------------------------------------- assignments
-    def assignment(self, node: c_ast.Node, op: str, lvalue: c_ast.Node, rvalue: c_ast.Node, scope: _Scope) -> None:
+    def assignment(self, node: c_ast.Node, op: str, lvalue: c_ast.Node, rvalue: c_ast.Node, scope: _Scope,
+                   text: Optional[str] = None) -> None:
         if isinstance(rvalue, c_ast.Assignment):
             # `a = b = e`: C assigns `b = e` first, and the value of that expression is what `b` now
             # holds (e converted to b's type).  Two statements, the second reading `b` back: exact
@@ -640,10 +695,14 @@ class _Extractor:
             old = E.ArrayRead(old_read.id, arr.type, old_read.text)
             value = self.binary(binop, old, value, node)
         value = E.cast(value, arr.type)
+        if scope.guard is not None and self.local_guard.get(target_array, False) is not scope.guard:
+            kept = E.cast(self.read(lvalue, scope, name, reads), arr.type)
+            value = E.Select(_truth(self.value(scope.guard, scope, name, reads)), value, kept, arr.type)
         domain = scope.domain.set_tuple_name(name)
         self.statements.append(Statement(
             name=name, domain=domain, iterators=tuple(scope.dims), write=write, reads=tuple(reads), expr=value,
-            loc=self.loc(node), text=c_text(node) if not isinstance(node, c_ast.Decl) else f"{node.name} = {c_text(rvalue)}",
+            loc=self.loc(node), text=text or (c_text(node) if not isinstance(node, c_ast.Decl)
+                                              else f"{node.name} = {c_text(rvalue)}"),
         ))
         pos = self.next_position(scope)
         self.schedules.append((name, scope.dims, scope.time + [str(pos)]))
@@ -1179,6 +1238,17 @@ def _array_ref(node: c_ast.Node) -> tuple[Optional[str], list[c_ast.Node]]:
     if isinstance(node, c_ast.ID):
         return node.name, list(reversed(subs))
     return None, []
+
+
+def _conjuncts(node: c_ast.Node) -> list[c_ast.Node]:
+    """`a && b && c` as [a, b, c]."""
+    if isinstance(node, c_ast.BinaryOp) and node.op == "&&":
+        return _conjuncts(node.left) + _conjuncts(node.right)
+    return [node]
+
+
+def _both(outer: Optional[c_ast.Node], inner: c_ast.Node) -> c_ast.Node:
+    return inner if outer is None else c_ast.BinaryOp("&&", outer, inner, coord=inner.coord)
 
 
 def _written_names(items: Sequence[c_ast.Node]) -> set[str]:

@@ -286,3 +286,30 @@ def test_stride_chains() -> None:
     assert stride_chain({("m",), ("n",)}) is None
     assert stride_chain({("m", "m")}) == [(), ("m",), ("m", "m")]
     assert dimension_sizes([(), ("q",), ("m", "q")]) == ["m", "q"]
+
+
+# --------------------------------------------------------------------- conditions on data
+
+
+def test_conditions_on_data_are_selects() -> None:
+    """Each test is evaluated once into a flag before its branches; a branch's assignments select between
+    the new and the old value on the flag; a local declared in a branch is assigned plainly."""
+    from hls.poly import expr as E
+
+    _, program = load_kernel(str(CONSTRUCTS / "data_conditions.c"))
+    by_text = {s.text: s for s in program.statements}
+    flag = by_text["cond_1 = A[i] > m"]
+    assert flag.write.array == "cond_1" and flag.expr.type.name == "int32_t"
+    for text in ("m = A[i]", "at = i"):  # both read the flag, not `A[i] > m` after `m` changed
+        st = by_text[text]
+        assert isinstance(st.expr, E.Select), text
+        assert "cond_1" in {r.array for r in st.reads} and "A" not in str(st.expr.cond), text
+    clamp = by_text["B[i] = 2.0f"]  # nested: the outer flag and the inner one
+    assert {"cond_2", "cond_3"} <= {r.array for r in clamp.reads}
+    assert not isinstance(by_text["w = A[i] * 0.5f"].expr, E.Select)
+    # the affine conjunct `i > 0` restricts the domain; the data one is the flag
+    assert str(by_text["cond_4 = A[i] < A[i - 1]"].domain) == "{ S14[i] : 0 < i <= 15 }"
+
+
+def test_conditions_on_data_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
+    _sim(["sim", str(CONSTRUCTS / "data_conditions.c"), "--seed", "2", "--stall", "0.3", "--json"], capsys)

@@ -1,4 +1,4 @@
-/* Data-dependent condition: the branch depends on array contents. */
+/* A condition on data: if-converted, `B[i]` keeps its value where `A[i] <= 0`. */
 void kernel(double A[10], double B[10])
 {
   int i;
