@@ -73,7 +73,10 @@ def var(space: isl.Space, name: str) -> isl.PwAff:
 
 def const(space: isl.Space, value: int) -> isl.PwAff:
     ls = isl.LocalSpace.from_space(space)
-    return isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(isl.Val.int_from_si(CTX, int(value))))
+    value = int(value)
+    # isl's small-integer constructor takes a C long: the range ends of 64-bit unsigned types go as text
+    val = isl.Val.int_from_si(CTX, value) if -(1 << 63) <= value < (1 << 63) else isl.Val.read_from_str(CTX, str(value))
+    return isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(val))
 
 
 def constant_value(pa: isl.PwAff) -> int | None:
