@@ -695,7 +695,7 @@ def run(opts: Options, *, until: str = "size-channels", symbolic: bool = False,
 
     kernel = parse_kernel(opts.path, include_dirs=opts.include_dirs, defines=opts.defines, function=opts.function)
     after("parse", kernel)
-    program = extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop)
+    program = extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop, kernel.file_scope)
     after("extract", program)
     program = check_bounds(program)
     after("bounds", program)

@@ -157,7 +157,7 @@ def _monoparametric(program: PolyProgram, net: ProcessNetwork, options: Any, bud
         try:
             kernel = parse_kernel(str(path), include_dirs=include_dirs, function=getattr(options, "function", None),
                                   defines=other + [f"{k}={v}" for k, v in vals.items() if k in macros])
-            prog = check_bounds(extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop))
+            prog = check_bounds(extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop, kernel.file_scope))
             prog = analyze_dataflow(bind_params(prog, {**params, **{k: v for k, v in vals.items() if k in params}}))
             tiling = tile_program(prog, [ratio_of[k] * b if k in ratio_of else whole for k in range(cut[-1] + 1)],
                                   point_order=t.point_order, fusion=fusion)

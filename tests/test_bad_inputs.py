@@ -87,6 +87,7 @@ CASES: list[Case] = [
     Case("indirect_index", "indirect_index.c", line=7, col=14, at="B[i]", msg=r"not affine.*array data"),
     Case("nonaffine_index", "nonaffine_index.c", line=8, col=19, at="i * j", msg=r"not affine.*product"),
     Case("quadratic_bound", "quadratic_bound.c", line=7, col=21, at="i * i", msg=r"not affine.*product"),
+    Case("global_variable", "global_variable.c", line=8, col=19, at="n;", msg=r"`n` is a global variable"),
     Case("data_dependent_bound", "data_dependent_bound.c", line=7, col=21, at="K[i]", msg=r"not affine.*array data"),
     Case("div_by_zero_index", "div_by_zero_index.c", line=7, col=14, at="i / 0", msg=r"(?i)zero"),
     Case("increment_in_index", "increment_in_index.c", line=8, col=14, at="j++", msg=r"not affine|increment"),

@@ -23,7 +23,7 @@ def load_kernel(path: str, *, include_dirs: Sequence[str] = (), defines: Sequenc
                 bind: bool = True) -> tuple[ParsedKernel, PolyProgram]:
     """Parse, extract, check bounds, optionally bind parameters, and run the dataflow analysis."""
     kernel = parse_kernel(path, include_dirs=include_dirs, defines=defines, function=function)
-    program = check_bounds(extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop))
+    program = check_bounds(extract(kernel.model, kernel.typedefs, kernel.path, kernel.scop, kernel.file_scope))
     if bind:
         program = bind_params(program, dict(params or {}))
     elif params:

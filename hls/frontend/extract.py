@@ -104,8 +104,9 @@ class _Rechain(Exception):
 
 class _Extractor:
     def __init__(self, func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str,
-                 chains: Optional[Mapping[str, list[Stride]]] = None) -> None:
+                 file_scope: Sequence[c_ast.Node] = (), chains: Optional[Mapping[str, list[Stride]]] = None) -> None:
         self.func = func
+        self.file_decls = file_scope
         self.typedefs = typedefs
         self.path = path
         self.params: list[Param] = []
@@ -168,6 +169,8 @@ class _Extractor:
             if isinstance(p, c_ast.EllipsisParam):
                 raise self.error(p, "variadic kernels are not supported")
             what = f"parameter `{p.name}`"
+            self.constants.pop(p.name, None)  # a parameter hides a file-scope constant of its name
+            self.tables.pop(p.name, None)
             opened = open_parameter(p, self.typedefs)
             if opened is not None:
                 self.open_arrays[p.name] = opened[0]
@@ -249,8 +252,50 @@ class _Extractor:
             self.arrays[name] = _dc_replace(arr, extent=extent, shape=(size_text(extent), *arr.shape[1:]))
 
     # ---------------------------------------------------------------- declarations
+    def file_scope(self) -> None:
+        """The constants of the user's file scope, in order: enumerators, `const` scalars with constant
+        initializers (`static const int N = 64;`) and `const` tables of at most `TABLE_ELEMENTS`
+        elements.  Another global is unknown to the kernel: an error only where the kernel uses it."""
+        for d in self.file_decls:
+            self.enumerators(d)
+            if not isinstance(d, c_ast.Decl) or d.name is None or d.init is None or "const" not in (d.quals or []):
+                continue
+            try:
+                if isinstance(d.type, c_ast.ArrayDecl):
+                    elem, dims = array_declarator(d.type)
+                    t = scalar_type(elem, self.typedefs, self.loc(d), f"constant `{d.name}`")
+                    self.tables[d.name] = self.constant_table(d, t, dims)
+                elif isinstance(d.type, c_ast.TypeDecl):
+                    t = scalar_type(d.type, self.typedefs, self.loc(d), f"constant `{d.name}`")
+                    value = self.constant_value(d.init, t)
+                    if value is not None:
+                        self.constants[d.name] = value
+            except CompileError:
+                continue  # not a constant the datapath can use
+
+    def enumerators(self, node: c_ast.Node) -> None:
+        """The enumeration constants declared in `node` (`enum { N = 64, M = N / 2, K };`): named `int`s."""
+        for sub in _walk_c(node):
+            if isinstance(sub, c_ast.Enum) and sub.values is not None:
+                nxt = 0
+                for e in sub.values.enumerators:
+                    if e.value is not None:
+                        try:
+                            v = self.constant_value(e.value, INT32)
+                        except CompileError:
+                            v = None
+                        if v is None:  # `sizeof(t) / sizeof(t[0])`: this one and the next are unknown
+                            break
+                        nxt = int(v.value)
+                    self.constants[e.name] = E.Const(nxt, INT32)
+                    self.tables.pop(e.name, None)
+                    nxt += 1
+
     def declare_local(self, decl: c_ast.Decl, scope: Optional[_Scope]) -> None:
         """A local variable: a loop counter, a local scalar (a 0-d array) or a local array."""
+        self.enumerators(decl)
+        if decl.name is None:
+            return  # `enum { N = 4 };`, a struct tag
         what = f"local `{decl.name}`"
         self.constants.pop(decl.name, None)  # a new object of that name hides an older constant
         self.tables.pop(decl.name, None)
@@ -721,7 +766,9 @@ class _Extractor:
     def array_of(self, base: str, subs: list, node: c_ast.Node) -> str:
         name = self.local_names.get(base, base)
         if name not in self.arrays:
-            raise self.error(node, f"unknown variable `{base}` (globals are not supported; pass it as a parameter)")
+            raise self.error(node, f"unknown variable `{base}` (globals are not supported, but for `const` scalars, "
+                                   f"enumerators and `const` tables of at most {TABLE_ELEMENTS} elements; pass it as "
+                                   "a parameter)")
         arr = self.arrays[name]
         opened = self.open_arrays.get(name)
         if opened is not None and opened.pointer and name == base:
@@ -1025,6 +1072,9 @@ class _Extractor:
                 return iu.const(space, int(c.value))
             if node.name in self.local_names or node.name in self.arrays:
                 raise not_affine(f"it reads the variable `{node.name}`")
+            if any(getattr(d, "name", None) == node.name for d in self.file_decls):
+                raise not_affine(f"`{node.name}` is a global variable: declare it `const` with a constant initializer, "
+                                 "or pass it as a parameter")
             raise not_affine(f"`{node.name}` is not a loop counter or an integer parameter")
         if isinstance(node, c_ast.ArrayRef):
             raise not_affine("it reads array data")
@@ -1087,7 +1137,6 @@ class _Extractor:
 
     # ---------------------------------------------------------------- driver
     def run(self, scop: Optional[tuple[c_ast.Compound, int, int]]) -> PolyProgram:
-        self.signature()
         body = self.func.body.block_items or []
         if scop is None:
             block, start, end = self.func.body, 0, len(body)
@@ -1095,6 +1144,8 @@ class _Extractor:
             block, start, end = scop
         items = block.block_items or []
         self.written = _written_names(items[start:end])
+        self.file_scope()
+        self.signature()
         self.outside(body, block, start, end)
         root = self.root_scope()
         self.walk_block(items[start:end], root)
@@ -1339,9 +1390,10 @@ def _truth(e: E.Expr) -> E.Expr:
 
 
 def extract(func: c_ast.FuncDef, typedefs: Mapping[str, c_ast.Typedef], path: str,
-            scop: Optional[tuple[c_ast.Compound, int, int]]) -> PolyProgram:
-    """Build the polyhedral model of kernel `func` (the scop region, or its whole body)."""
+            scop: Optional[tuple[c_ast.Compound, int, int]], file_scope: Sequence[c_ast.Node] = ()) -> PolyProgram:
+    """Build the polyhedral model of kernel `func` (the scop region, or its whole body); `file_scope`:
+    the declarations of the user's files around it, for their constants (`ParsedKernel.file_scope`)."""
     try:
-        return _Extractor(func, typedefs, path).run(scop)
+        return _Extractor(func, typedefs, path, file_scope).run(scop)
     except _Rechain as again:
-        return _Extractor(func, typedefs, path, again.chains).run(scop)
+        return _Extractor(func, typedefs, path, file_scope, again.chains).run(scop)

@@ -49,6 +49,13 @@ class ParsedKernel:
         return str(self.func.decl.name)
 
     @functools.cached_property
+    def file_scope(self) -> tuple[c_ast.Node, ...]:
+        """The declarations at the file scope of the user's files (not system headers'), in order: the
+        kernel may use their constants (`extract`)."""
+        return tuple(n for n in self.ast.ext if isinstance(n, (c_ast.Decl, c_ast.Typedef))
+                     and self.markers.is_user_file(getattr(getattr(n, "coord", None), "file", None)))
+
+    @functools.cached_property
     def markers(self) -> MarkerSummary:
         """Which files of the translation unit are the user's and which are system headers."""
         return scan_line_markers(self.preprocessed)

@@ -313,3 +313,11 @@ def test_conditions_on_data_are_selects() -> None:
 
 def test_conditions_on_data_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
     _sim(["sim", str(CONSTRUCTS / "data_conditions.c"), "--seed", "2", "--stall", "0.3", "--json"], capsys)
+
+
+def test_a_parameter_hides_a_file_scope_constant(tmp_path: Path) -> None:
+    src = tmp_path / "k.c"
+    src.write_text("static const int n = 4;\nvoid k(int n, float A[16], float B[16]) {\n"
+                   "  for (int i = 0; i < n; i++)\n    B[i] = A[i] + 1.0f;\n}\n")
+    _, program = load_kernel(str(src), params={"n": 12})
+    assert str(program.statements[0].domain) == "[n] -> { S0[i] : n = 12 and 0 <= i <= 11 }"
