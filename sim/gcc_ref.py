@@ -23,6 +23,7 @@ from pycparser import c_ast, c_generator
 
 from hls.diagnostics import CompileError, SourceLoc
 from hls.frontend.parse import ParsedKernel, check_gnu_placeholders
+from hls.frontend.returned import returned_name, returned_type
 from hls.shared_object import compile_shared_object, default_cache_dir
 
 __all__ = ["KernelArg", "GccReference", "GCC_FLAGS", "default_cache_dir"]
@@ -132,10 +133,14 @@ def _resolve_param(
     param: c_ast.Decl, typedefs: Mapping[str, c_ast.Typedef], path: str
 ) -> _ArgInfo:
     """Resolve a parameter's type through typedefs into a `KernelArg`; unsupported types are errors."""
-    loc = SourceLoc.from_coord(param.coord, path)
-    name = str(param.name)
+    return _resolve(str(param.name), param.type, param.coord, typedefs, path)
+
+
+def _resolve(
+    name: str, typ: c_ast.Node | None, coord: object, typedefs: Mapping[str, c_ast.Typedef], path: str
+) -> _ArgInfo:
+    loc = SourceLoc.from_coord(coord, path)
     layers: list[tuple[str, c_ast.Node | None]] = []
-    typ: c_ast.Node | None = param.type
     const = False
     seen: set[str] = set()
     base: str | None = None
@@ -206,6 +211,10 @@ def _kernel_params(kernel: ParsedKernel) -> list[_ArgInfo]:
                 SourceLoc.from_coord(p.coord, path), "old-style (K&R) parameter declarations are not supported"
             )
         result.append(_resolve_param(p, kernel.typedefs, path))
+    name = returned_name(func)
+    if name is not None:  # the result, stored into an array of one element by the entry (`returned`)
+        scalar = _resolve(name, returned_type(func), func.decl.coord, kernel.typedefs, path).arg
+        result.append(_ArgInfo(KernelArg(name, "array", scalar.ctype, 1), (c_ast.Constant("int", "1"),), False))
     return result
 
 
@@ -366,8 +375,11 @@ def generate_source(kernel: ParsedKernel, args: list[_ArgInfo]) -> str:
     params = ", ".join(
         f"void *dpn_a{i}" if a.arg.kind == "array" else f"{a.arg.ctype} dpn_a{i}" for i, a in enumerate(args)
     ) or "void"
-    call_args = ", ".join(f"dpn_a{i}" for i in range(len(args)))
-    lines.append(f"void {ENTRY}({params})\n{{\n  (void) {name}({call_args});\n}}\n")
+    result = returned_name(kernel.func)
+    n_call = len(args) - (result is not None)
+    call = f"{name}({', '.join(f'dpn_a{i}' for i in range(n_call))})"
+    store = f"*({args[-1].arg.ctype} *) dpn_a{n_call} = {call}" if result is not None else f"(void) {call}"
+    lines.append(f"void {ENTRY}({params})\n{{\n  {store};\n}}\n")
     return "\n".join(lines)
 
 

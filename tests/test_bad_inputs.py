@@ -114,6 +114,7 @@ CASES: list[Case] = [
     Case("char_counter_overflow", "char_counter_overflow.c", line=6, col=15, at="c < 200",
          msg=r"(?i)char|range|never|always|overflow|wrap|terminat|infinite"),
     Case("assign_counter", "assign_counter.c", line=8, col=5, at="i = i + 1", msg=r"loop counter `i`"),
+    Case("missing_return", "missing_return.c", line=2, col=5, at="kernel(", msg=r"returns a value: end its scop with"),
     Case("return_value_outside", "return_value_outside.c", line=9, col=3, at="return i", msg=r"outside"),
     # ---------------------------------------------------------------- pointers, calls, types
     Case("pointer_arith", "pointer_arith.c", line=7, col=12, at="*(A + i)", msg=r"(?i)pointer|dereference",

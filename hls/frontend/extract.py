@@ -23,6 +23,7 @@ from ..poly.evaluate import EvaluationError, compile_expr
 from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
+from .returned import returned_name, returned_type
 from .pointers import (
     OpenArray, Stride, delinearized, dimension_sizes, index_terms, open_extent, open_parameter, size_text, stride_chain,
 )
@@ -30,6 +31,9 @@ from .pointers import (
 #: elements up to which an initialized constant local array becomes a selection in the datapath
 #: (`constant_table`); a larger one is read from memory as an argument
 TABLE_ELEMENTS = 64
+
+#: the C name of the result's array (`returned`): not a C identifier, so no variable of the kernel hides it
+RESULT = "return@"
 
 MAX_LOOP_DEPTH = 64  # deeper nests make isl's exact analyses explode; no real kernel comes close
 
@@ -197,6 +201,20 @@ class _Extractor:
                 self.arrays[p.name] = self.make_array(p, p.name, t, dims, is_arg=True)
             by_name[p.name] = KernelArg(p.name, "array", t, self.loc(p))
         self.args = [by_name[p.name] for p in params if getattr(p, "name", None) in by_name]
+        self.declare_result()
+
+    def declare_result(self) -> None:
+        """A function returning a value gets an output array of one element for it (`returned`)."""
+        name = returned_name(self.func)
+        if name is None:
+            return
+        loc = self.loc(self.func.decl)
+        t = scalar_type(returned_type(self.func), self.typedefs, loc, f"the result of `{self.func.decl.name}`")
+        space = self.space(["d0"])
+        extent = iu.var(space, "d0").eq_set(iu.const(space, 0)).set_tuple_name(name)
+        self.arrays[name] = Array(name, t, ("1",), extent, True, loc)
+        self.args.append(KernelArg(name, "array", t, loc))
+        self.local_names[RESULT] = name
 
     def make_array(self, node: c_ast.Node, name: str, t: ScalarType, dims: list, *, is_arg: bool) -> Array:
         names = [f"d{k}" for k in range(len(dims))]
@@ -272,6 +290,20 @@ class _Extractor:
                         self.constants[d.name] = value
             except CompileError:
                 continue  # not a constant the datapath can use
+
+    def result(self, final: Optional[c_ast.Return], root: _Scope) -> None:
+        """The scop's final `return e;`: the statement `return_value[0] = e` (`returned`)."""
+        name = returned_name(self.func)
+        if final is None or final.expr is None:
+            if name is not None:
+                at = final or self.func
+                raise self.error(at, f"`{self.func.decl.name}` returns a value: end its scop with `return <value>;` "
+                                     "(the value is the output `return_value`)")
+            return  # a `return;` ending a void function's scop changes nothing
+        if name is None:
+            raise self.error(final, f"`{self.func.decl.name}` is `void` and cannot return a value")
+        target = c_ast.ArrayRef(c_ast.ID(RESULT, coord=final.coord), c_ast.Constant("int", "0"), coord=final.coord)
+        self.assignment(final, "=", target, final.expr, root, text=f"{name}[0] = {c_text(final.expr)}")
 
     def enumerators(self, node: c_ast.Node) -> None:
         """The enumeration constants declared in `node` (`enum { N = 64, M = N / 2, K };`): named `int`s."""
@@ -1148,7 +1180,10 @@ class _Extractor:
         self.signature()
         self.outside(body, block, start, end)
         root = self.root_scope()
-        self.walk_block(items[start:end], root)
+        region = list(items[start:end])
+        final = region.pop() if region and isinstance(region[-1], c_ast.Return) else None
+        self.walk_block(region, root)
+        self.result(final, root)
         if not self.statements:
             raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")
         found = {a: stride_chain(s) for a, s in self.strides.items()}

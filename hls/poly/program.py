@@ -184,7 +184,8 @@ class PolyProgram:
 
     @property
     def c_args(self) -> tuple[KernelArg, ...]:
-        """The arguments of the C function (without hoisted scalars)."""
+        """The arguments of the C function (without hoisted scalars), and the array holding its result
+        if it returns one (`frontend.returned`), which the reference fills."""
         return tuple(a for a in self.args if not a.hoisted)
 
     def param_values(self) -> dict[str, int]:

@@ -321,3 +321,29 @@ def test_a_parameter_hides_a_file_scope_constant(tmp_path: Path) -> None:
                    "  for (int i = 0; i < n; i++)\n    B[i] = A[i] + 1.0f;\n}\n")
     _, program = load_kernel(str(src), params={"n": 12})
     assert str(program.statements[0].domain) == "[n] -> { S0[i] : n = 12 and 0 <= i <= 11 }"
+
+
+# --------------------------------------------------------------------- a returned value
+
+
+def test_returned_value_is_an_output_of_one_element() -> None:
+    """`return e;` is the last statement, writing `return_value[0]` at the function's result type; the
+    gcc reference stores the function's result in the same array."""
+    kernel, program = load_kernel(str(CONSTRUCTS / "returned_value.c"))
+    arr = program.arrays["return_value"]
+    assert arr.is_arg and arr.type.name == "float" and arr.bound_shape == (1,)
+    assert [a.name for a in program.c_args][-1] == "return_value"
+    last = program.statements[-1]
+    assert last.text == "return_value[0] = s / 20" and last.write.array == "return_value"
+    inputs = random_inputs(program, 7)
+    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+    GccReference(kernel).run({**inputs, **expected})
+    s = 0.0  # C's evaluation: the difference and its square in float, the sum in double
+    for x, y in zip(inputs["a"], inputs["b"]):
+        d = np.float32(x - y)
+        s += float(np.float32(d * d))
+    assert expected["return_value"].tolist() == [float(np.float32(s / 20))]
+
+
+def test_returned_value_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
+    _sim(["sim", str(CONSTRUCTS / "returned_value.c"), "--seed", "5", "--json"], capsys)
