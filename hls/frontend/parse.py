@@ -413,7 +413,25 @@ def _implicit_kernel(user_funcs: Sequence[c_ast.FuncDef]) -> c_ast.FuncDef | Non
     not_main = [f for f in user_funcs if f.decl.name != "main"]
     if len(not_main) == 1:
         return not_main[0]
+    # a top function calling the others (a dataflow of stages, `inline`): the only one with loops, or
+    # calling a function with loops, that no function but `main` calls
+    callers = {str(f.decl.name): _called(f) for f in not_main}
+    tops = [f for f in not_main if (_has_loop(f) or callers[str(f.decl.name)] & {str(g.decl.name) for g in with_loops})
+            and not any(str(f.decl.name) in called for name, called in callers.items() if name != f.decl.name)]
+    if len(tops) == 1:
+        return tops[0]
     return None
+
+
+def _called(func: c_ast.FuncDef) -> set[str]:
+    stack: list[c_ast.Node] = [func.body]
+    names: set[str] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+            names.add(node.name.name)
+        stack.extend(child for _, child in node.children())
+    return names
 
 
 def _check_file_scope_pragmas(ast: c_ast.FileAST, path: str, markers: MarkerSummary) -> None:

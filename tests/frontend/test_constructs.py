@@ -347,3 +347,41 @@ def test_returned_value_is_an_output_of_one_element() -> None:
 
 def test_returned_value_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
     _sim(["sim", str(CONSTRUCTS / "returned_value.c"), "--seed", "5", "--json"], capsys)
+
+
+# --------------------------------------------------------------------- stage functions
+
+
+def test_stage_functions_are_inlined_apart_from_the_caller() -> None:
+    kernel, program = load_kernel(str(CONSTRUCTS / "stage_functions.c"))
+    assert kernel.name == "top"
+    iterators = [s.iterators for s in program.statements]
+    assert ("i_blur1", "j_blur1") in iterators and ("i", "j") in iterators and ("i_rowsum3", "j_rowsum3") in iterators
+    copy = next(s for s in program.statements if s.write.array == "k_scale2")
+    assert copy.text == "k_scale2 = (float) (k * 2.0f)"  # assigned by `scale`: a local copy
+    scaled = next(s for s in program.statements if s.iterators == ("i_scale2", "j_scale2"))
+    assert str(scaled.domain) == "{ S4[i_scale2, j_scale2] : 0 <= i_scale2 <= 9 and 0 <= j_scale2 <= 9 }"  # n = H - 2
+
+
+def test_stage_functions_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
+    _sim(["sim", str(CONSTRUCTS / "stage_functions.c"), "--seed", "3", "--stall", "0.2", "--json"], capsys)
+
+
+@pytest.mark.parametrize(
+    "helpers, use, message",
+    [
+        ("static void f(double r[4]) { for (int j = 0; j < 4; j++) r[j] = 0; }", "f(A[0]);",
+         r"pass a whole array by its name"),
+        ("static void g(double r[4][4], int n) { if (n > 0) g(r, n - 1); }", "g(A, 2);", r"`g` calls itself"),
+        ("static int h(double r[4][4]) { for (int j = 0; j < 4; j++) r[0][j] = 1; return 1; }", "h(A);",
+         r"`void` functions called as statements"),
+    ],
+)
+def test_stage_functions_that_cannot_be_inlined(tmp_path: Path, capsys, helpers: str, use: str, message: str) -> None:
+    import re
+
+    src = tmp_path / "k.c"
+    src.write_text(f"{helpers}\nvoid k(double A[4][4]) {{\n#pragma scop\n  {use}\n#pragma endscop\n}}\n")
+    rc, _out, err = run_cli(["analyze", str(src)], capsys)
+    assert rc == 2 and "Traceback" not in err
+    assert f"{src}:" in err and re.search(message, err), err
