@@ -528,6 +528,8 @@ class _Extractor:
             return node.name in self.constants
         if isinstance(node, c_ast.Cast):
             return self.is_constant_tree(node.expr)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
+            return True  # `size_of` explains the ones it cannot take
         if isinstance(node, c_ast.UnaryOp):
             return node.op in ("-", "+", "~", "!") and self.is_constant_tree(node.expr)
         if isinstance(node, c_ast.BinaryOp):
@@ -539,6 +541,34 @@ class _Extractor:
             return (isinstance(node.name, c_ast.ID) and node.name.name in MATH_CALLS
                     and all(self.is_constant_tree(a) for a in args))
         return False
+
+    def size_of(self, node: c_ast.UnaryOp) -> int:
+        """`sizeof` of a type, a constant, a constant table, a local array of constant extents or an
+        element of one (`sizeof(k) / sizeof(k[0])`, the count of a table); bytes as on x86-64."""
+        operand = node.expr
+        if isinstance(operand, c_ast.Typename):
+            return scalar_type(operand.type, self.typedefs, self.loc(node), "sizeof").bits // 8
+        derefs = 0
+        while isinstance(operand, c_ast.UnaryOp) and operand.op == "*":  # `sizeof *k`, an element
+            operand, derefs = operand.expr, derefs + 1
+        base, subs = _array_ref(operand)
+        subs = subs + [None] * derefs
+        sizes: Optional[tuple[int, ...]] = None
+        bits = 0
+        if base in self.tables:
+            sizes, values = self.tables[base]
+            bits = values[0].type.bits
+        elif base in self.constants:
+            sizes, bits = (), self.constants[base].type.bits
+        elif base in self.local_names and self.local_names[base] in self.arrays:
+            arr = self.arrays[self.local_names[base]]
+            if base not in self.expanded and all(self.arrays[self.local_names[base]].bound_shape):
+                sizes, bits = arr.bound_shape, arr.type.bits
+        if sizes is None or len(subs) > len(sizes):
+            raise self.error(node, f"`{c_text(node)}` is not supported: only `sizeof` of a type, a constant, a "
+                                   "constant table, a local array of constant sizes or their elements (an array "
+                                   "parameter is a pointer in C)")
+        return math.prod(sizes[len(subs):]) * bits // 8
 
     def _expandable(self, scope: _Scope) -> bool:
         """Expansion indexes by the loop counters, so they must never be negative."""
@@ -884,7 +914,7 @@ class _Extractor:
             if node.op in ("*", "&"):
                 raise self.error(node, "pointer dereference and address-of are not supported; index arrays with subscripts")
             if node.op == "sizeof":
-                raise self.error(node, "`sizeof` is not supported in the kernel")
+                return E.Const(self.size_of(node), UINT64)
             x = rec(node.expr)
             if node.op == "+":
                 return E.cast(x, promote(x.type))
@@ -1116,6 +1146,8 @@ class _Extractor:
                 raise not_affine("floating-point cast")
             return rec(node.expr)
         if isinstance(node, c_ast.UnaryOp):
+            if node.op == "sizeof":
+                return iu.const(space, self.size_of(node))
             if node.op == "-":
                 return rec(node.expr).neg()
             if node.op == "+":
