@@ -136,6 +136,8 @@ class _Extractor:
         self.strides: dict[str, set[Stride]] = {}
         self.chains: dict[str, list[Stride]] = dict(chains or {})
         self.inner_sizes: dict[str, list[isl.PwAff]] = {}
+        # the rest of a loop body after `if (c) continue;` (`walk_block`), walked at that body's level
+        self.rest_blocks: dict[int, tuple[c_ast.Compound, type]] = {}
         # local -> the guard of its declaration: assignments under that same guard need no select
         self.local_guard: dict[str, Optional[c_ast.Node]] = {}
 
@@ -587,8 +589,17 @@ class _Extractor:
         return f"{name}_{k}"
 
     # ---------------------------------------------------------------- statements
-    def walk_block(self, items: Sequence[c_ast.Node], scope: _Scope) -> None:
-        for item in items:
+    def walk_block(self, items: Sequence[c_ast.Node], scope: _Scope, skip: Optional[type] = None) -> None:
+        """The statements of a block.  In a loop body (`skip` = `Continue`) or the scop of a `void`
+        function (`skip` = `Return` without a value), `if (c) { ...; continue; }` skips the rest of the
+        block where c holds: the rest becomes the `else` of that `if`, which may be on data."""
+        for k, item in enumerate(items):
+            then = _ends_with(item, skip) if skip is not None else None
+            if then is not None:
+                rest = c_ast.Compound(list(items[k + 1:]), coord=item.coord)
+                self.rest_blocks[id(rest)] = (rest, skip)  # still the loop body's (or the scop's) level
+                self.walk(c_ast.If(item.cond, c_ast.Compound(then, coord=item.coord), rest, coord=item.coord), scope)
+                return
             self.walk(item, scope)
 
     def next_position(self, scope: _Scope) -> int:
@@ -600,7 +611,8 @@ class _Extractor:
         if node is None or isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
             return
         if isinstance(node, c_ast.Compound):
-            self.walk_block(node.block_items or [], scope)
+            rest = self.rest_blocks.get(id(node))
+            self.walk_block(node.block_items or [], scope, skip=rest[1] if rest is not None else None)
         elif isinstance(node, c_ast.For):
             self.loop(node, scope)
         elif isinstance(node, c_ast.If):
@@ -620,11 +632,13 @@ class _Extractor:
         elif isinstance(node, c_ast.Break):
             raise self.error(node, "`break` is not supported inside the scop (loops must have affine bounds)")
         elif isinstance(node, c_ast.Continue):
-            raise self.error(node, "`continue` is not supported inside the scop; use an affine `if`")
+            raise self.error(node, "`continue` is supported only ending an `if` directly in the loop body "
+                                   "(`if (c) continue;`, `if (c) { ...; continue; }`)")
         elif isinstance(node, (c_ast.Goto, c_ast.Label)):
             raise self.error(node, "`goto` and labels are not supported inside the scop")
         elif isinstance(node, c_ast.Return):
-            raise self.error(node, "`return` is not supported inside the scop")
+            raise self.error(node, "`return` is supported only ending the kernel, or ending an `if` directly in "
+                                   "the body of a `void` kernel (`if (n <= 0) return;`)")
         elif isinstance(node, c_ast.Switch):
             raise self.error(node, "`switch` is not supported inside the scop; use affine `if`s")
         elif isinstance(node, c_ast.FuncCall):
@@ -671,7 +685,7 @@ class _Extractor:
         pos = self.next_position(scope)
         inner.time = scope.time + [str(pos), dim if step > 0 else f"-{dim}"]
         inner.positions = [0]
-        self.walk(node.stmt, inner)
+        self.walk_block(_items(node.stmt), inner, skip=c_ast.Continue)
 
     def check_termination(self, node: c_ast.For, counter: str, dom: isl.Set, pos: int, step: int,
                           t: ScalarType) -> None:
@@ -1214,7 +1228,7 @@ class _Extractor:
         root = self.root_scope()
         region = list(items[start:end])
         final = region.pop() if region and isinstance(region[-1], c_ast.Return) else None
-        self.walk_block(region, root)
+        self.walk_block(region, root, skip=c_ast.Return)
         self.result(final, root)
         if not self.statements:
             raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")
@@ -1356,6 +1370,21 @@ def _array_ref(node: c_ast.Node) -> tuple[Optional[str], list[c_ast.Node]]:
     if isinstance(node, c_ast.ID):
         return node.name, list(reversed(subs))
     return None, []
+
+
+def _items(node: c_ast.Node) -> list[c_ast.Node]:
+    return list(node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
+
+
+def _ends_with(node: c_ast.Node, jump: type) -> Optional[list[c_ast.Node]]:
+    """The statements before the final `jump` of an `if` without `else` whose branch ends with it
+    (`if (c) continue;`, `if (c) { s; continue; }`), else None."""
+    if not isinstance(node, c_ast.If) or node.iffalse is not None:
+        return None
+    body = _items(node.iftrue)
+    if body and isinstance(body[-1], jump) and not (isinstance(body[-1], c_ast.Return) and body[-1].expr is not None):
+        return body[:-1]
+    return None
 
 
 def _conjuncts(node: c_ast.Node) -> list[c_ast.Node]:

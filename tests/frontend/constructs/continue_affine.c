@@ -1,4 +1,4 @@
-/* continue inside the scop. */
+/* `if (c) continue;` in a loop body: the rest of the body runs where c fails. */
 void kernel(double A[10])
 {
   int i;
