@@ -158,16 +158,19 @@ def coincident_members(hyperplanes: dict, deps: isl.UnionMap, depth: int) -> tup
 
 
 def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool,
-                      outer_coincidence: bool = False) -> isl.Schedule:
+                      outer_coincidence: bool = False, serialize: bool = False) -> isl.Schedule:
     ctx = isl.DEFAULT_CONTEXT
-    saved = ctx.get_schedule_whole_component(), ctx.get_schedule_outer_coincidence()
+    saved = (ctx.get_schedule_whole_component(), ctx.get_schedule_outer_coincidence(),
+             ctx.get_schedule_serialize_sccs())
     ctx.set_schedule_whole_component(1 if whole_component else 0)
     ctx.set_schedule_outer_coincidence(1 if outer_coincidence else 0)
+    ctx.set_schedule_serialize_sccs(1 if serialize else 0)
     try:
         return sc.compute_schedule()
     finally:
         ctx.set_schedule_whole_component(saved[0])
         ctx.set_schedule_outer_coincidence(saved[1])
+        ctx.set_schedule_serialize_sccs(saved[2])
 
 
 #: The limit of each optional schedule of `--tile auto`, the fused and the aligned one, in the
@@ -207,14 +210,14 @@ def _separate_schedule(sc: isl.ScheduleConstraints, late: Optional[list[bool]] =
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
-                              outer_coincidence: bool = False) -> isl.Schedule:
+                              outer_coincidence: bool = False, serialize: bool = False) -> isl.Schedule:
     """`_compute_schedule` with a time limit (`hls.bounded`); raises isl.Error when it runs out.
     isl's operation quota does not stop its scheduler's ILP loop, and no schedule is worth an
     unbounded wait: an optional one (the fused candidate of `--tile auto`) is dropped, the separate
     one asked for again with an outer coincident member (`_separate_schedule`)."""
     def compute() -> str:
         try:
-            return str(_compute_schedule(sc, whole_component, outer_coincidence))
+            return str(_compute_schedule(sc, whole_component, outer_coincidence, serialize))
         except isl.Error as e:
             return "!" + str(e)
 
@@ -226,7 +229,7 @@ def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
 
 
-FUSION_MODES = ("separate", "fused", "aligned")
+FUSION_MODES = ("separate", "fused", "aligned", "serial")
 
 
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
@@ -243,7 +246,11 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
     read reuse between different statements as extra proximity, so that statements reading one
     element get the same time stamp when that is legal (mvt's `A[i][j]` and `A[j][i]`): coincidence
     would rather keep each statement's parallel loop outermost and read the matrix in transposed
-    orders.  Coincident members are then computed from the dependences.  `late` gets True appended
+    orders.  Coincident members are then computed from the dependences.  `serial`: as `separate`, with
+    each strongly connected component of the dependence graph scheduled on its own (isl's
+    `schedule_serialize_sccs`), so loop nests that share only an outer loop (the stages of a network
+    of layers, each over channels) keep their whole bands instead of one band along that loop; an
+    optional candidate, like `fused`.  `late` gets True appended
     when the schedule ran past its limit (`_separate_schedule`, `OPTIONAL_SCHEDULE_SECONDS`); with
     `sample_only`, the aligned schedule is not asked of the whole program when a sample gives none."""
     if fusion not in FUSION_MODES:
@@ -316,7 +323,8 @@ def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str,
     order = [s.name for s in program.statements]
     try:
         sched = (_separate_schedule(sc, late) if fusion == "separate"
-                 else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
+                 else _compute_schedule_bounded(sc, False, OPTIONAL_SCHEDULE_SECONDS, serialize=True)
+                 if fusion == "serial" else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error as e:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         if str(e).startswith(_LATE) and late is not None:
@@ -730,7 +738,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
 
 
 _FUSION_TEXT = {"separate": "", "fused": " fused over shared arrays",
-                "aligned": " fused and aligned on shared reads"}
+                "aligned": " fused and aligned on shared reads", "serial": " one loop nest after another"}
 
 
 def parse_tile_option(text: str) -> Optional[list[int]]:
