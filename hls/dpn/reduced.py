@@ -252,25 +252,40 @@ def _corner(program: PolyProgram, tiling: Tiling, tile_cap: int, span_cap: int,
 
 
 def _closed_under_locals(program: PolyProgram, domains: dict[str, isl.Set]) -> bool:
-    """Drop from the corner's `domains`, in place, the instances that read a local value whose writer
-    lies outside the corner, until none does (a reader dropped may have written a local another one
-    reads); False when a statement is left without instances.  Asked only of a corner where a local
-    is read before any write (`restricted` refuses it): a local's writer and readers may sit in groups
-    cut differently (ludcmp's `w`, once split into live ranges and expanded per (i, j), is written by
-    an untiled group whose loops the corner cuts and read in a band that keeps whole rows), and
-    without a corner every candidate network was modelled at full size (ludcmp at N = 168: 1.65 M
-    instances, minutes and gigabytes).  A corner whose reads all find some writer is kept as it is:
-    dropping the readers whose full-size writer lies outside emptied row-normalize's."""
-    local_deps = [d for d in program.flow.dependences
-                  if not program.arrays[program.access(d.sink_access).array].is_arg]
+    """Drop from the corner's `domains`, in place, the instances that read a local value no instance of
+    the corner writes before them, until none does (a reader dropped may have written a local another
+    one reads); False when a statement is left without instances.  Asked only of a corner where a
+    local is read before any write (`restricted` refuses it): a local's writer and readers may sit in
+    groups cut differently (ludcmp's `w`, once split into live ranges and expanded per (i, j), is
+    written by an untiled group whose loops the corner cuts and read in a band that keeps whole rows),
+    and without a corner every candidate network was modelled at full size (ludcmp at N = 168: 1.65 M
+    instances, minutes and gigabytes).  The writers are those of the corner, not of the whole
+    program: a reduction's final value (`best` after its loop) is read from the corner's last update,
+    and dropping its reader because the whole program's last update lies outside emptied the
+    statement (a layer network's returned maximum, every candidate then modelled at full size).  A
+    corner whose reads all find some writer is kept as it is: dropping the readers whose full-size
+    writer lies outside emptied row-normalize's."""
+    reads = [(st, r) for st in program.statements for r in st.reads if not program.arrays[r.array].is_arg]
     changed = True
     while changed:
         changed = False
-        for d in local_deps:
-            orphans = d.relation.intersect_range(domains[d.sink]).subtract_domain(domains[d.source]).range()
-            if not orphans.is_empty():
-                domains[d.sink] = iu.coalesced(domains[d.sink].subtract(orphans))
-                if domains[d.sink].is_empty():
+        writes = iu.union((isl.UnionMap.from_map(st.write.relation.intersect_domain(domains[st.name]))
+                           for st in program.statements if not program.arrays[st.write.array].is_arg),
+                          isl.UnionMap.empty(program.schedule.get_space().params()))
+        union = iu.union((isl.UnionSet.from_set(d) for d in domains.values()),
+                         isl.UnionSet.empty(program.schedule.get_space().params()))
+        schedule = program.schedule.intersect_domain(union)
+        for st, r in reads:
+            sink = isl.UnionMap.from_map(r.relation.intersect_domain(domains[st.name]))
+            if sink.is_empty():
+                continue
+            _deps, orphans = iu.last_writer(sink, writes, schedule)
+            orphaned = orphans.domain()
+            if not orphaned.is_empty():
+                for piece in iu.union_set_pieces(orphaned):
+                    domains[st.name] = iu.coalesced(domains[st.name].subtract(piece))
+                if domains[st.name].is_empty():
                     return False
                 changed = True
+                break  # the writes changed: recompute them
     return True

@@ -158,19 +158,16 @@ def coincident_members(hyperplanes: dict, deps: isl.UnionMap, depth: int) -> tup
 
 
 def _compute_schedule(sc: isl.ScheduleConstraints, whole_component: bool,
-                      outer_coincidence: bool = False, serialize: bool = False) -> isl.Schedule:
+                      outer_coincidence: bool = False) -> isl.Schedule:
     ctx = isl.DEFAULT_CONTEXT
-    saved = (ctx.get_schedule_whole_component(), ctx.get_schedule_outer_coincidence(),
-             ctx.get_schedule_serialize_sccs())
+    saved = ctx.get_schedule_whole_component(), ctx.get_schedule_outer_coincidence()
     ctx.set_schedule_whole_component(1 if whole_component else 0)
     ctx.set_schedule_outer_coincidence(1 if outer_coincidence else 0)
-    ctx.set_schedule_serialize_sccs(1 if serialize else 0)
     try:
         return sc.compute_schedule()
     finally:
         ctx.set_schedule_whole_component(saved[0])
         ctx.set_schedule_outer_coincidence(saved[1])
-        ctx.set_schedule_serialize_sccs(saved[2])
 
 
 #: The limit of each optional schedule of `--tile auto`, the fused and the aligned one, in the
@@ -210,14 +207,14 @@ def _separate_schedule(sc: isl.ScheduleConstraints, late: Optional[list[bool]] =
 
 
 def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool, seconds: float,
-                              outer_coincidence: bool = False, serialize: bool = False) -> isl.Schedule:
+                              outer_coincidence: bool = False) -> isl.Schedule:
     """`_compute_schedule` with a time limit (`hls.bounded`); raises isl.Error when it runs out.
     isl's operation quota does not stop its scheduler's ILP loop, and no schedule is worth an
     unbounded wait: an optional one (the fused candidate of `--tile auto`) is dropped, the separate
     one asked for again with an outer coincident member (`_separate_schedule`)."""
     def compute() -> str:
         try:
-            return str(_compute_schedule(sc, whole_component, outer_coincidence, serialize))
+            return str(_compute_schedule(sc, whole_component, outer_coincidence))
         except isl.Error as e:
             return "!" + str(e)
 
@@ -229,7 +226,7 @@ def _compute_schedule_bounded(sc: isl.ScheduleConstraints, whole_component: bool
     return isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, text)
 
 
-FUSION_MODES = ("separate", "fused", "aligned", "serial")
+FUSION_MODES = ("separate", "fused", "aligned", "nests")
 
 
 def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
@@ -246,11 +243,13 @@ def schedule_bands(program: PolyProgram, deps: Optional[isl.UnionMap] = None, *,
     read reuse between different statements as extra proximity, so that statements reading one
     element get the same time stamp when that is legal (mvt's `A[i][j]` and `A[j][i]`): coincidence
     would rather keep each statement's parallel loop outermost and read the matrix in transposed
-    orders.  Coincident members are then computed from the dependences.  `serial`: as `separate`, with
-    each strongly connected component of the dependence graph scheduled on its own (isl's
-    `schedule_serialize_sccs`), so loop nests that share only an outer loop (the stages of a network
-    of layers, each over channels) keep their whole bands instead of one band along that loop; an
-    optional candidate, like `fused`.  `late` gets True appended
+    orders.  Coincident members are then computed from the dependences.  `nests`: as `separate`, each
+    loop nest of the source (statements under one outermost loop, or one statement outside loops)
+    scheduled on its own and the nests kept in source order, which is legal since the source order
+    is: nests that share only an outer loop (the stages of a network of layers, each over channels)
+    keep their whole bands instead of one band along that loop, and the statements of a nest (an
+    accumulator's initialization, its updates and its store) stay in one band; an optional
+    candidate, like `fused`.  `late` gets True appended
     when the schedule ran past its limit (`_separate_schedule`, `OPTIONAL_SCHEDULE_SECONDS`); with
     `sample_only`, the aligned schedule is not asked of the whole program when a sample gives none."""
     if fusion not in FUSION_MODES:
@@ -307,24 +306,46 @@ def _sampled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str) -> Opt
     return out if is_legal(program, tiled_schedule(program, whole), deps) else None
 
 
+def source_nests(program: PolyProgram) -> list[list[str]]:
+    """The statements of each outermost loop nest (or lone statement) of the source, in source order."""
+    first = {iu.tuple_name(m): m.plain_get_val_if_fixed(isl.dim_type.out, 0).to_python()
+             for m in iu.union_map_pieces(program.schedule)}
+    nests: dict[int, list[str]] = {}
+    for st in program.statements:
+        nests.setdefault(first[st.name], []).append(st.name)
+    return [nests[k] for k in sorted(nests)]
+
+
 def _scheduled_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str,
                      late: Optional[list[bool]] = None) -> list[TileBand]:
-    """`schedule_bands` by the isl scheduler on the whole program."""
-    dom = iu.union((isl.UnionSet.from_set(s.domain) for s in program.statements),
+    """`schedule_bands` by the isl scheduler on the whole program (`nests`: on each source nest)."""
+    if fusion == "nests":
+        return [b for names in source_nests(program) for b in _group_bands(program, deps, fusion, names)]
+    return _group_bands(program, deps, fusion, [s.name for s in program.statements], late)
+
+
+def _group_bands(program: PolyProgram, deps: isl.UnionMap, fusion: str, names: Sequence[str],
+                 late: Optional[list[bool]] = None) -> list[TileBand]:
+    """The bands of the statements `names` by the isl scheduler, under the dependences among them."""
+    stmts = [program.statement(n) for n in names]
+    dom = iu.union((isl.UnionSet.from_set(s.domain) for s in stmts),
                    isl.UnionSet.empty(program.schedule.get_space().params()))
     flow = iu.union((isl.UnionMap.from_map(d.relation) for d in program.flow.dependences),
                     isl.UnionMap.empty(dom.get_space())) if program.flow is not None else deps
-    if fusion != "separate":
+    if len(stmts) < len(program.statements):
+        deps = deps.intersect_domain(dom).intersect_range(dom)
+        flow = flow.intersect_domain(dom).intersect_range(dom)
+    if fusion in ("fused", "aligned"):
         flow = flow.union(read_reuse(program, across=fusion == "aligned"))
     sc = (isl.ScheduleConstraints.on_domain(iu.reread(dom)).set_validity(iu.reread(deps))
           .set_proximity(iu.reread(flow)))
     if fusion != "aligned":
         sc = sc.set_coincidence(iu.reread(deps))
-    order = [s.name for s in program.statements]
+    order = list(names)
     try:
         sched = (_separate_schedule(sc, late) if fusion == "separate"
-                 else _compute_schedule_bounded(sc, False, OPTIONAL_SCHEDULE_SECONDS, serialize=True)
-                 if fusion == "serial" else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
+                 else _compute_schedule_bounded(sc, False, OPTIONAL_SCHEDULE_SECONDS) if fusion == "nests"
+                 else _compute_schedule_bounded(sc, True, OPTIONAL_SCHEDULE_SECONDS))
         root = sched.get_root()
     except isl.Error as e:  # e.g. "unable to carry dependences": no band to tile, the program stays untiled
         if str(e).startswith(_LATE) and late is not None:
@@ -738,7 +759,7 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
 
 
 _FUSION_TEXT = {"separate": "", "fused": " fused over shared arrays",
-                "aligned": " fused and aligned on shared reads", "serial": " one loop nest after another"}
+                "aligned": " fused and aligned on shared reads", "nests": " one source loop nest after another"}
 
 
 def parse_tile_option(text: str) -> Optional[list[int]]:

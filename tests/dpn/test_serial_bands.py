@@ -1,6 +1,6 @@
 """Loop nests that the scheduler fuses along a shared outer loop only (the stages of a network of
 layers, each over channels) get one band per nest as another `--tile auto` candidate
-(`pipeline._fused_shallow`, `tiling` fusion `serial`), and the cycle model takes it where it is faster."""
+(`pipeline._fused_shallow`, `tiling` fusion `nests`), and the cycle model takes it where it is faster."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_stages_fused_along_their_channel_loop_get_a_band_each(tmp_path: Path, m
     src = tmp_path / "net.c"
     src.write_text(STAGES)
     res = _compiled(src)
-    assert "one loop nest after another" in res.network.tiling.reason
+    assert "one source loop nest after another" in res.network.tiling.reason
     serial = res.timing["estimated_cycles"]
     inputs = random_inputs(res.program, 1)
     expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
@@ -78,5 +78,5 @@ def test_stages_fused_along_their_channel_loop_get_a_band_each(tmp_path: Path, m
     assert out.completed and not compare({k: expected[k] for k in out.outputs}, out.outputs)
     monkeypatch.setattr(pipeline, "_fused_shallow", lambda program, plain: False)
     fused = _compiled(src)
-    assert "one loop nest after another" not in fused.network.tiling.reason
+    assert "one source loop nest after another" not in fused.network.tiling.reason
     assert serial * 2 < fused.timing["estimated_cycles"]  # the reduction interleaved, not one sum at a time
