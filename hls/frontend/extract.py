@@ -23,10 +23,10 @@ from ..poly.evaluate import EvaluationError, compile_expr
 from ..poly.program import Access, Array, HoistedScalar, KernelArg, Param, PolyProgram, Statement
 from ..poly.types import DOUBLE, FLOAT, INT32, INT64, UINT32, UINT64, ScalarType, promote, usual_arithmetic_conversion
 from .ctype import array_declarator, scalar_type
-from .returned import returned_name, returned_type
 from .pointers import (
     OpenArray, Stride, delinearized, dimension_sizes, index_terms, open_extent, open_parameter, size_text, stride_chain,
 )
+from .returned import returned_name, returned_type
 
 #: elements up to which an initialized constant local array becomes a selection in the datapath
 #: (`constant_table`); a larger one is read from memory as an argument
@@ -563,8 +563,11 @@ class _Extractor:
         elif base in self.constants:
             sizes, bits = (), self.constants[base].type.bits
         elif base in self.local_names and self.local_names[base] in self.arrays:
-            arr = self.arrays[self.local_names[base]]
-            if base not in self.expanded and all(self.arrays[self.local_names[base]].bound_shape):
+            name = self.local_names[base]
+            arr = self.arrays[name]
+            if name in self.expanded:  # a scalar in C, expanded by its loops here
+                sizes, bits = (), arr.type.bits
+            elif all(arr.bound_shape):
                 sizes, bits = arr.bound_shape, arr.type.bits
         if sizes is None or len(subs) > len(sizes):
             raise self.error(node, f"`{c_text(node)}` is not supported: only `sizeof` of a type, a constant, a "
