@@ -90,6 +90,7 @@ CASES: list[Case] = [
     Case("sizeof_parameter", "sizeof_parameter.c", line=7, col=12, at="sizeof(A)",
          msg=r"an array parameter is a pointer"),
     Case("global_variable", "global_variable.c", line=8, col=19, at="n;", msg=r"`n` is a global variable"),
+    Case("div_by_zero_condition", "div_by_zero_condition.c", line=7, col=9, at="i / 0", msg=r"division by zero"),
     Case("data_dependent_bound", "data_dependent_bound.c", line=7, col=21, at="K[i]",
          msg=r"not affine.*array data"),
     Case("div_by_zero_index", "div_by_zero_index.c", line=7, col=14, at="i / 0", msg=r"(?i)zero"),

@@ -97,6 +97,11 @@ class _Scope:
         return _Scope(**d)
 
 
+class _NotAffine(CompileError):
+    """An integer expression that is no affine function of the counters and parameters: a condition
+    that is one is if-converted (`_Extractor.converted`); other errors stay errors."""
+
+
 class _Rechain(Exception):
     """The strides of pointer parameters, found once the whole kernel is read: extraction starts again
     with them (`pointers`), since every subscript of a pointer needs all of its array's strides."""
@@ -742,7 +747,7 @@ class _Extractor:
     def conditional(self, node: c_ast.If, scope: _Scope) -> None:
         try:
             cond = self.condition(node.cond, scope)
-        except CompileError:
+        except _NotAffine:
             self.converted(node, scope)
             return
         then = scope.child(domain=scope.domain.intersect(cond))
@@ -767,7 +772,7 @@ class _Extractor:
         for c in _conjuncts(node.cond):
             try:
                 affine.append(self.condition(c, scope))
-            except CompileError:
+            except _NotAffine:
                 data.append(c)
         if node.iffalse is not None and affine:  # the else branch needs the negation of the whole
             affine, data = [], [node.cond]
@@ -1131,8 +1136,8 @@ class _Extractor:
         rec = lambda n: self.affine(n, scope, what=what)  # noqa: E731
 
         def not_affine(why: str = "") -> CompileError:
-            return self.error(node, f"{what} `{c_text(node)}` is not affine in the loop counters and parameters"
-                                    + (f" ({why})" if why else ""))
+            return _NotAffine(self.loc(node), f"{what} `{c_text(node)}` is not affine in the loop counters and "
+                                              "parameters" + (f" ({why})" if why else ""))
 
         if isinstance(node, c_ast.Constant):
             v = _int_constant(node)
@@ -1212,8 +1217,8 @@ class _Extractor:
             return isl.Set.universe(space).subtract(self.condition(node.expr, scope))
         try:
             v = self.affine(node, scope, what="condition")
-        except CompileError as e:
-            raise self.error(node, e.message.replace("condition", "condition", 1)) from None
+        except CompileError as e:  # located at the whole condition, of the same kind
+            raise type(e)(self.loc(node), e.message) from None
         return v.ne_set(iu.const(space, 0))
 
     # ---------------------------------------------------------------- driver
