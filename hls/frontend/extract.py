@@ -10,6 +10,7 @@ with loop counters (negated for decrementing loops).  Anything outside the accep
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
@@ -89,10 +90,12 @@ class _Scope:
     positions: list[int] = field(default_factory=lambda: [0])
     # the truth of the conditions on data around the statement (`_Extractor.converted`), None outside any
     guard: Optional[c_ast.Node] = None
+    # the C name of the innermost loop's flag set by its `break` (`_Extractor.loop`), None without one
+    broken: Optional[str] = None
 
     def child(self, **kw) -> "_Scope":
         d = dict(dims=list(self.dims), counters=dict(self.counters), counter_types=dict(self.counter_types),
-                 domain=self.domain, time=list(self.time), guard=self.guard)
+                 domain=self.domain, time=list(self.time), guard=self.guard, broken=self.broken)
         d.update(kw)
         return _Scope(**d)
 
@@ -142,7 +145,7 @@ class _Extractor:
         self.chains: dict[str, list[Stride]] = dict(chains or {})
         self.inner_sizes: dict[str, list[isl.PwAff]] = {}
         # the rest of a loop body after `if (c) continue;` (`walk_block`), walked at that body's level
-        self.rest_blocks: dict[int, tuple[c_ast.Compound, type]] = {}
+        self.rest_blocks: dict[int, tuple[c_ast.Compound, tuple[type, ...]]] = {}
         # local -> the guard of its declaration: assignments under that same guard need no select
         self.local_guard: dict[str, Optional[c_ast.Node]] = {}
 
@@ -597,13 +600,19 @@ class _Extractor:
         return f"{name}_{k}"
 
     # ---------------------------------------------------------------- statements
-    def walk_block(self, items: Sequence[c_ast.Node], scope: _Scope, skip: Optional[type] = None) -> None:
-        """The statements of a block.  In a loop body (`skip` = `Continue`) or the scop of a `void`
-        function (`skip` = `Return` without a value), `if (c) { ...; continue; }` skips the rest of the
-        block where c holds: the rest becomes the `else` of that `if`, which may be on data."""
+    def walk_block(self, items: Sequence[c_ast.Node], scope: _Scope, skip: tuple[type, ...] = ()) -> None:
+        """The statements of a block.  In a loop body (`skip`: `Continue` and `Break`) or the scop of a
+        `void` function (`Return` without a value), `if (c) { ...; continue; }` skips the rest of the
+        block where c holds: the rest becomes the `else` of that `if`, which may be on data.  A
+        `break` also sets its loop's flag, which guards the later iterations (`loop`)."""
         for k, item in enumerate(items):
-            then = _ends_with(item, skip) if skip is not None else None
-            if then is not None:
+            jump = next((j for j in skip if _ends_with(item, j) is not None), None)
+            if jump is not None:
+                then = _ends_with(item, jump)
+                if jump is c_ast.Break:
+                    one = c_ast.Constant("int", "1", coord=item.coord)
+                    flag = c_ast.ID(scope.broken, coord=item.coord)
+                    then = [*then, c_ast.Assignment("=", flag, one, coord=item.coord)]
                 rest = c_ast.Compound(list(items[k + 1:]), coord=item.coord)
                 self.rest_blocks[id(rest)] = (rest, skip)  # still the loop body's (or the scop's) level
                 self.walk(c_ast.If(item.cond, c_ast.Compound(then, coord=item.coord), rest, coord=item.coord), scope)
@@ -620,7 +629,7 @@ class _Extractor:
             return
         if isinstance(node, c_ast.Compound):
             rest = self.rest_blocks.get(id(node))
-            self.walk_block(node.block_items or [], scope, skip=rest[1] if rest is not None else None)
+            self.walk_block(node.block_items or [], scope, skip=rest[1] if rest is not None else ())
         elif isinstance(node, c_ast.For):
             self.loop(node, scope)
         elif isinstance(node, c_ast.If):
@@ -638,7 +647,8 @@ class _Extractor:
         elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
             raise self.error(node, "`while` loops are not supported inside the scop; write a `for` loop with affine bounds")
         elif isinstance(node, c_ast.Break):
-            raise self.error(node, "`break` is not supported inside the scop (loops must have affine bounds)")
+            raise self.error(node, "`break` is supported only ending an `if` directly in the loop body "
+                                   "(`if (A[i] == key) { k = i; break; }`)")
         elif isinstance(node, c_ast.Continue):
             raise self.error(node, "`continue` is supported only ending an `if` directly in the loop body "
                                    "(`if (c) continue;`, `if (c) { ...; continue; }`)")
@@ -690,10 +700,23 @@ class _Extractor:
                                         "the iteration domain would not be a polyhedron")
         inner.domain = dom.intersect(cond)
         self.check_termination(node, counter, inner.domain, dims.index(dim), step, inner.counter_types[counter])
+        body = _items(node.stmt)
+        inner.broken = None
+        if any(_ends_with(item, c_ast.Break) is not None for item in body):
+            # `if (c) { ...; break; }`: a flag, cleared before the loop, set by the break, and guarding
+            # every statement of the loop: the iterations after it run and keep every value as it was
+            inner.broken = f"done@{len(self.statements)}"  # not a C name: no user variable can hide it
+            at = scope.child(guard=None)
+            at.positions = scope.positions
+            name = self.scalar_local(inner.broken, "done", INT32, at, node)
+            zero = c_ast.Constant("int", "0", coord=node.coord)
+            self.assignment(node, "=", c_ast.ID(inner.broken, coord=node.coord), zero, at, text=f"{name} = 0")
+            running = c_ast.UnaryOp("!", c_ast.ID(inner.broken, coord=node.coord), coord=node.coord)
+            inner.guard = _both(scope.guard, running)
         pos = self.next_position(scope)
         inner.time = scope.time + [str(pos), dim if step > 0 else f"-{dim}"]
         inner.positions = [0]
-        self.walk_block(_items(node.stmt), inner, skip=c_ast.Continue)
+        self.walk_block(body, inner, skip=(c_ast.Continue, c_ast.Break))
 
     def check_termination(self, node: c_ast.For, counter: str, dom: isl.Set, pos: int, step: int,
                           t: ScalarType) -> None:
@@ -830,12 +853,16 @@ class _Extractor:
         domain = scope.domain.set_tuple_name(name)
         self.statements.append(Statement(
             name=name, domain=domain, iterators=tuple(scope.dims), write=write, reads=tuple(reads), expr=value,
-            loc=self.loc(node), text=text or (c_text(node) if not isinstance(node, c_ast.Decl)
-                                              else f"{node.name} = {c_text(rvalue)}"),
+            loc=self.loc(node), text=text or self.readable(c_text(node) if not isinstance(node, c_ast.Decl)
+                                                           else f"{node.name} = {c_text(rvalue)}"),
         ))
         pos = self.next_position(scope)
         self.schedules.append((name, scope.dims, scope.time + [str(pos)]))
         self.max_depth = max(self.max_depth, len(scope.dims))
+
+    def readable(self, text: str) -> str:
+        """`text` with the internal names of flags (`done@7`, not C names) spelled as their locals."""
+        return re.sub(r"\b\w+@\d+", lambda m: self.local_names.get(m.group(0), m.group(0)), text)
 
     def lvalue(self, node: c_ast.Node, scope: _Scope) -> tuple[str, list[c_ast.Node]]:
         base, subs = _array_ref(node)
@@ -1236,7 +1263,7 @@ class _Extractor:
         root = self.root_scope()
         region = list(items[start:end])
         final = region.pop() if region and isinstance(region[-1], c_ast.Return) else None
-        self.walk_block(region, root, skip=c_ast.Return)
+        self.walk_block(region, root, skip=(c_ast.Return,))
         self.result(final, root)
         if not self.statements:
             raise self.error(self.func, f"kernel `{self.func.decl.name}` has no statements inside its scop")

@@ -385,3 +385,22 @@ def test_stage_functions_that_cannot_be_inlined(tmp_path: Path, capsys, helpers:
     rc, _out, err = run_cli(["analyze", str(src)], capsys)
     assert rc == 2 and "Traceback" not in err
     assert f"{src}:" in err and re.search(message, err), err
+
+
+def test_break_sets_a_flag_that_guards_the_loop() -> None:
+    """The flag is cleared before its loop (per row for the inner search), set by the break's branch,
+    and read by every statement of the loop body."""
+    from hls.poly import expr as E
+
+    _, program = load_kernel(str(CONSTRUCTS / "break_search.c"))
+    by_text = {s.text: s for s in program.statements}
+    clear = [s for s in program.statements if s.text.endswith(" = 0") and s.write.array.startswith("done")]
+    assert [s.iterators for s in clear] == [(), ("i",)]  # one flag for the search, one per row
+    inner_flag = clear[1].write.array
+    counted = by_text["count[i] += K[i][j] & 1"]
+    assert by_text["done_1 = 1"].write.array == inner_flag
+    assert isinstance(counted.expr, E.Select) and inner_flag in {r.array for r in counted.reads}
+
+
+def test_break_search_in_verilator(capsys: pytest.CaptureFixture[str]) -> None:
+    _sim(["sim", str(CONSTRUCTS / "break_search.c"), "--seed", "2", "--stall", "0.3", "--json"], capsys)

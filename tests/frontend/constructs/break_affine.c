@@ -1,4 +1,4 @@
-/* break: the loop no longer has affine bounds. */
+/* `if (c) break;` with an affine c: later iterations run guarded by the break flag and change nothing. */
 void kernel(double A[10])
 {
   int i;
