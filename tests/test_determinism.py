@@ -19,6 +19,9 @@ CASES = [
     pytest.param("examples/cholesky.c", [], marks=pytest.mark.slow),  # 40 s; gemm stays
     pytest.param("examples/jacobi-1d.c", ["--tile", "auto"], marks=pytest.mark.slow),  # 20 s; gemm stays
     ("examples/gemm.c", ["--tile", "auto"]),
+    ("tests/frontend/constructs/stage_functions.c", []),  # stage functions inlined, their locals renamed
+    ("tests/frontend/constructs/returned_value.c", []),  # pointers, an if on data, a returned value
+    pytest.param("tests/frontend/constructs/pointer_rows.c", [], marks=pytest.mark.slow),
     pytest.param("examples/gemv-float.c", ["--param", "m=16", "--param", "n=20", "--parallel", "4"],
                  marks=pytest.mark.slow),  # 43 s: read channels per slab
 ]
