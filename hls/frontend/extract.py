@@ -606,9 +606,8 @@ class _Extractor:
         block where c holds: the rest becomes the `else` of that `if`, which may be on data.  A
         `break` also sets its loop's flag, which guards the later iterations (`loop`)."""
         for k, item in enumerate(items):
-            jump = next((j for j in skip if _ends_with(item, j) is not None), None)
-            if jump is not None:
-                then = _ends_with(item, jump)
+            jump, then = next(((j, t) for j in skip if (t := _ends_with(item, j)) is not None), (None, None))
+            if then is not None:
                 if jump is c_ast.Break:
                     one = c_ast.Constant("int", "1", coord=item.coord)
                     flag = c_ast.ID(scope.broken, coord=item.coord)

@@ -26,6 +26,7 @@ from typing import Callable, Optional
 from pycparser import c_ast
 
 from ..diagnostics import CompileError, SourceLoc
+from .returned import is_void
 
 __all__ = ["inlined"]
 
@@ -78,7 +79,7 @@ class _Inliner:
         fdef = self.defs[name]
         if name in active or len(active) >= MAX_DEPTH:
             raise self.error(call, f"function `{name}` calls itself: recursive functions cannot be inlined")
-        if _is_void(fdef.decl.type.type):
+        if is_void(fdef.decl.type.type):
             return self.procedure(call, fdef, active)
         body = _returned(fdef)
         params = _params(fdef)
@@ -136,12 +137,8 @@ class _Inliner:
         return self.visit(body, (*active, name))
 
 
-def _is_void(t: c_ast.Node) -> bool:
-    return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and t.type.names == ["void"]
-
-
 def _is_void_param(p: c_ast.Node) -> bool:
-    return isinstance(p, c_ast.Typename) and _is_void(p.type)
+    return isinstance(p, c_ast.Typename) and is_void(p.type)
 
 
 def _declared(body: c_ast.Node) -> set[str]:
@@ -191,8 +188,7 @@ def _params(fdef: c_ast.FuncDef) -> Optional[list[tuple[str, c_ast.Typename]]]:
         return []
     out = []
     for p in plist.params:
-        if isinstance(p, c_ast.Typename) and isinstance(p.type, c_ast.TypeDecl) and \
-                isinstance(p.type.type, c_ast.IdentifierType) and p.type.type.names == ["void"]:
+        if _is_void_param(p):
             continue  # `f(void)`
         if not isinstance(p, c_ast.Decl) or not isinstance(p.type, c_ast.TypeDecl) or not p.name:
             return None

@@ -393,14 +393,17 @@ def _select_kernel(ast: c_ast.FileAST, path: str, function: str | None, markers:
     return candidates[0]
 
 
-def _has_loop(func: c_ast.FuncDef) -> bool:
+def _nodes(func: c_ast.FuncDef):  # type: ignore[no-untyped-def]
+    """Every node of the function's body."""
     stack: list[c_ast.Node] = [func.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-            return True
+        yield node
         stack.extend(child for _, child in node.children())
-    return False
+
+
+def _has_loop(func: c_ast.FuncDef) -> bool:
+    return any(isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)) for node in _nodes(func))
 
 
 def _implicit_kernel(user_funcs: Sequence[c_ast.FuncDef]) -> c_ast.FuncDef | None:
@@ -424,14 +427,8 @@ def _implicit_kernel(user_funcs: Sequence[c_ast.FuncDef]) -> c_ast.FuncDef | Non
 
 
 def _called(func: c_ast.FuncDef) -> set[str]:
-    stack: list[c_ast.Node] = [func.body]
-    names: set[str] = set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
-            names.add(node.name.name)
-        stack.extend(child for _, child in node.children())
-    return names
+    return {node.name.name for node in _nodes(func)
+            if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)}
 
 
 def _check_file_scope_pragmas(ast: c_ast.FileAST, path: str, markers: MarkerSummary) -> None:

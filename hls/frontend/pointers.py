@@ -32,6 +32,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from ..poly import isl_utils as iu
+from .ctype import array_declarator
 
 __all__ = [
     "Stride", "OpenArray", "open_parameter", "index_terms", "stride_chain", "dimension_sizes", "delinearized",
@@ -69,22 +70,14 @@ def open_parameter(decl: c_ast.Decl, typedefs: Mapping[str, c_ast.Typedef]) -> O
     if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.TypeDecl):
         return OpenArray(decl.name, True, ()), t.type
     if isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.ArrayDecl):
-        elem, dims = _declarator(t.type)
+        elem, dims = array_declarator(t.type)
         return OpenArray(decl.name, False, tuple(dims)), elem
     if isinstance(t, c_ast.ArrayDecl) and t.dim is None:
-        elem, dims = _declarator(t)
+        elem, dims = array_declarator(t)
         if len(dims) == 1:
             return OpenArray(decl.name, True, ()), elem
         return OpenArray(decl.name, False, tuple(dims[1:])), elem
     return None
-
-
-def _declarator(node: c_ast.Node) -> tuple[c_ast.Node, list]:
-    dims = []
-    while isinstance(node, c_ast.ArrayDecl):
-        dims.append(node.dim)
-        node = node.type
-    return node, dims
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -12,17 +12,20 @@ from typing import Optional
 
 from pycparser import c_ast
 
-__all__ = ["returned_name", "returned_type"]
+__all__ = ["is_void", "returned_name", "returned_type"]
 
 BASE = "return_value"
+
+
+def is_void(t: c_ast.Node) -> bool:
+    """Whether a type node is plain `void`."""
+    return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and t.type.names == ["void"]
 
 
 def returned_type(func: c_ast.FuncDef) -> Optional[c_ast.Node]:
     """The type node of the function's result; None for a `void` function."""
     t = func.decl.type.type  # FuncDecl -> its return type
-    if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and t.type.names == ["void"]:
-        return None
-    return t
+    return None if is_void(t) else t
 
 
 def returned_name(func: c_ast.FuncDef) -> Optional[str]:
