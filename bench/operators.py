@@ -106,7 +106,7 @@ def collect(target: str, budget: float, only: str | None, synth: bool) -> tuple[
     jobs = []
     sources = _sources()
     for key, spec in operator_library().items():
-        jobs.append((key, spec.module, {f"{spec.module}.v": spec.render()}, spec.latency, sources.get(key, "registry"),
+        jobs.append((key, spec.module, spec.files(), spec.latency, sources.get(key, "registry"),
                      spec.dsp))
     for key, (module, text) in inline_operators().items():
         jobs.append((key, module, {f"{module}.v": text}, 0, "inline", ""))

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from .estimate import find_yosys, yosys_version
+from .rtl.library import for_target
 from .toolchain import find_tool
 
 try:  # the bounded build cache (least recently used entries evicted beyond a size budget)
@@ -734,9 +735,10 @@ def place_and_route(files: Mapping[str, str], top: str, clock_mhz: float = 150.0
                     seed: int = 1, timeout: float = DEFAULT_TIMEOUT, use_cache: bool = True,
                     keep: Optional[Path] = None) -> PnrResult:
     """Synthesize `files` (plain name -> Verilog text) for ECP5 and place and route them on LFE5U-85F
-    with a `clock_mhz` constraint.  `keep`: a directory to copy the netlist, the logs and the
-    report into (for inspection)."""
+    with a `clock_mhz` constraint, each library module in its ECP5 implementation (`library.py`).
+    `keep`: a directory to copy the netlist, the logs and the report into (for inspection)."""
     _check_files(files)
+    files = for_target(files, "ecp5")
     yosys, nextpnr = _tools(True)
     args = nextpnr_args(clock_mhz, router, seed)
     record = {"flow": "pnr", "top": top, "yosys": yosys_version(yosys), "nextpnr": nextpnr_version(nextpnr),
@@ -785,6 +787,7 @@ def synthesize(files: Mapping[str, str], top: str, *, timeout: float = DEFAULT_T
                use_cache: bool = True) -> SynthResult:
     """ECP5 resources after `synth_ecp5` only (``estimate --target ecp5`` without ``--pnr``)."""
     _check_files(files)
+    files = for_target(files, "ecp5")
     yosys, _ = _tools(False)
     record = {"flow": "synth", "top": top, "yosys": yosys_version(yosys),
               "script": synth_script(list(files), top, netlist=False)}

@@ -1,4 +1,4 @@
-"""The vendor kit `compile` writes (hls/rtl/vendor.py): rtl/files.f, vivado/, quartus/, <kernel>_regs.h.
+"""The vendor kit `compile` writes (hls/rtl/vendor.py): rtl/files.f, vivado/, quartus/, ecp5/, <kernel>_regs.h.
 
 The vendor tools cannot run here, so what can be checked is checked against independent sources:
 - files.f lists every RTL file once, in an order where each module is defined before the modules
@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from hls import pnr
 from hls.cli import main
-from hls.rtl.vendor import dependency_order, instantiated_modules, module_ports
+from hls.rtl.vendor import ECP5_NEXTPNR, dependency_order, instantiated_modules, module_ports
 from hls.toolchain import verilator_executable
 from tests.kernels import ROOT
 
@@ -119,7 +120,33 @@ def test_files_f_lists_every_file_once_in_dependency_order(src, flags, tmp_path)
     header = out / f"{rep['kernel']}_regs.h"
     assert header.is_file() == ("axi4" in flags)
     md = (out / "report.md").read_text()
-    assert "## Vendor kit" in md and "vivado/build.tcl" in md
+    assert "## Vendor kit" in md and "vivado/build.tcl" in md and "ecp5/build.sh" in md
+    _check_ecp5_kit(out, listed, top, clock)
+
+
+def _check_ecp5_kit(out: Path, listed: list[str], top: str, clock: float) -> None:
+    """ecp5/: the same files in the same order, the library modules ECP5 implements taken from ecp5/
+    (gemm-int multiplies: its partial products), and the nextpnr options of `hls/pnr.py`."""
+    ecp5 = out / "ecp5"
+    own = {p.name for p in ecp5.glob("*.v")}
+    assert own == ({"dpn_mult18.v"} if "dpn_mult18.v" in listed else set())
+    order = (ecp5 / "files.f").read_text().split()
+    assert order == [name if name in own else f"../rtl/{name}" for name in listed]
+    assert all((ecp5 / name).is_file() for name in order)
+    for name in own:
+        assert "MULT18X18D #(" in (ecp5 / name).read_text()
+    script = (ecp5 / "build.sh").read_text()
+    reads = re.findall(r"read_verilog (\S+);", script)
+    assert reads == [f"ecp5/{n}" if n in own else f"rtl/{n}" for n in listed]  # run from OUTDIR
+    assert f"synth_ecp5 -top {top} " in script and f"FREQ=${{1:-{clock:g}}}" in script
+    args = pnr.nextpnr_args(clock)
+    for flag in ("--freq", "--seed"):  # the options but the clock (the script's argument) and the seed
+        k = args.index(flag)
+        del args[k:k + 2]
+    args.remove("--timing-allow-fail")  # in the script too, on its own line
+    assert ECP5_NEXTPNR.split() == args and f"{ECP5_NEXTPNR} --freq \"$FREQ\"" in script
+    if shutil.which("sh"):
+        assert subprocess.run(["sh", "-n", str(ecp5 / "build.sh")]).returncode == 0
 
 
 def test_dependency_order_unit():

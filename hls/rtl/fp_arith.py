@@ -161,11 +161,12 @@ def _delayed(body: list[str], latency: int, extra: int, width: int) -> list[str]
 
 
 def _spec(key: str, template: str, module: str, latency: int, n_inputs: int, out_width: int,
-          context: dict, width: int, enables: int = 1, dsp: int = 0) -> OperatorSpec:
+          context: dict, width: int, enables: int = 1, dsp: int = 0,
+          uses: tuple[str, ...] = ()) -> OperatorSpec:
     inputs = (("a", width), ("b", width))[:n_inputs]
     return OperatorSpec(
         name=key, template=template, module=module, latency=latency, inputs=inputs,
-        output_width=out_width, context=context, enables=enables, dsp=dsp,
+        output_width=out_width, context=context, enables=enables, dsp=dsp, uses=uses,
     )
 
 
@@ -183,7 +184,8 @@ def _build_operators() -> dict[str, OperatorSpec]:
         product = ctx.pop("product_context")
         ctx["product_module"] = render("int/multiply.v.j2", module_name=f"{module}_prod", **product)
         ops[f"fmul.{fname}"] = _spec(f"fmul.{fname}", "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w,
-                                    enables=fmul_latency(fmt), dsp=_product(fmt).dsp)
+                                    enables=fmul_latency(fmt), dsp=_product(fmt).dsp,
+                                    uses=_product(fmt).uses)
         for pred, mask in CMP_PREDICATES.items():
             ops[f"f{pred}.{fname}"] = _spec(
                 f"f{pred}.{fname}", "fp/fcmp.v.j2", f"dpn_f{pred}_{fname}", FCMP_LATENCY, 2, 1,

@@ -346,7 +346,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
         procs.append({"name": proc.name, "module": module, "connections": conns})
 
     for spec in sorted(operators.values(), key=lambda s: s.module):
-        design.rtl[f"{spec.module}.v"] = spec.render()
+        design.rtl.update(spec.files())
     channels = [_chan_view(c) for c in net.channels]
     debug_fields, debug = debug_bus(net, mems, procs)
     kinds = {c.kind for c in net.channels}

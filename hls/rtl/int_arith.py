@@ -18,6 +18,7 @@ Semantics (checked against `c_divide` in ``tests/rtl/int``):
 
 from __future__ import annotations
 
+from .library import MULT18_MODULE
 from .operators import OperatorSpec
 
 __all__ = ["WIDTHS", "OPERATORS", "divide_latency", "c_divide"]
@@ -104,15 +105,15 @@ def const_divide(x: int, divisor: int, width: int, signed: bool) -> tuple[int, i
 
 
 def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: float,
-              registered_inputs: bool) -> tuple[list[str], int, tuple[tuple[int, int], ...]]:
-    """Verilog lines of `multiplier`, its latency and its partial products' operand widths."""
+              registered_inputs: bool) -> tuple[list[str], int, tuple[tuple[int, int], ...], float]:
+    """Verilog lines of `multiplier`, its latency, its partial products' operand widths and the
+    arrival of `y`."""
     from . import delay
 
     lines: list[str] = []
-    inputs: list[tuple[str, str]] = []  # (target, source): the DSPs' own operand registers
-    regs: list[tuple[str, str]] = []  # (target, source) registered on `en`
     terms: list[tuple[str, int, int]] = []  # (signal, width, offset): the sum is sum(signal << offset)
     shapes: list[tuple[int, int]] = []
+    ce_in, ce_out = ("en[0]", "en[1]") if registered_inputs else ("1'b0", "en[0]")
     for i in range(-(-a_width // chunk)):
         a_lo, a_hi = i * chunk, min(a_width, (i + 1) * chunk)
         for j in range(-(-b_width // chunk)):
@@ -121,24 +122,18 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             if off >= y_width:
                 continue
             w = min(a_hi - a_lo + b_hi - b_lo, y_width - off)
-            x, y = f"a[{a_hi - 1}:{a_lo}]", f"b[{b_hi - 1}:{b_lo}]"
-            if registered_inputs:
-                # each DSP's operand chunks in registers of its own (`keep`: not merged with the
-                # other DSPs' copies of the same chunk), which placement puts beside the DSP
-                lines.append(f"reg [{a_hi - a_lo - 1}:0] a{i}_{j};")
-                lines.append(f"reg [{b_hi - b_lo - 1}:0] b{i}_{j};")
-                inputs += [(f"a{i}_{j}", x), (f"b{i}_{j}", y)]
-                x, y = f"a{i}_{j}", f"b{i}_{j}"
-            lines.append(f"wire [{w - 1}:0] m{i}_{j} = {x} * {y};")
-            lines.append(f"reg [{w - 1}:0] p{i}_{j};")
-            regs.append((f"p{i}_{j}", f"m{i}_{j}"))
+            # one library module a partial product: its operand registers (at fast clock targets,
+            # where the route into the DSP column and the multiplier do not fit one stage) and its
+            # product register, which the ECP5 flow puts inside the MULT18X18D (`ecp5.py`)
+            lines.append(f"wire [{w - 1}:0] p{i}_{j};")
+            lines.append(f"{MULT18_MODULE} #(.AW({a_hi - a_lo}), .BW({b_hi - b_lo}), .PW({w}), "
+                         f".IN_REGS({int(registered_inputs)})) u_p{i}_{j} (.clk(clk), .ce_in({ce_in}), "
+                         f".ce_out({ce_out}), .a(a[{a_hi - 1}:{a_lo}]), .b(b[{b_hi - 1}:{b_lo}]), .p(p{i}_{j}));")
             terms.append((f"p{i}_{j}", w, off))
             shapes.append((a_hi - a_lo, b_hi - b_lo))
-    for tgt, src in inputs:
-        lines.append(f"(* keep *) always @(posedge clk) if (en[0]) {tgt} <= {src};")
-    stage_regs = [[], regs] if registered_inputs else [regs]
-    latency, arrival, count = len(stage_regs), delay.REG, 0
-    regs = []
+    stage_regs: list[list[tuple[str, str]]] = [[], []] if registered_inputs else [[]]
+    # the products leave the DSPs' output registers: later than a fabric register's output
+    latency, arrival, count, logic_since_reg = len(stage_regs), delay.DSP_REG, 0, False
     while len(terms) > 1:
         terms.sort(key=lambda t: (t[2], -t[1]))
         widest = 0
@@ -157,7 +152,7 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             # the sum is its own wire: inside a concatenation it would be self-determined, losing the carry
             plan.append((d + hi_w, o1, (f"{top} + {n2}", f"{n1}[{d - 1}:0]" if d else None), hi_w))
             widest = max(widest, hi_w)
-        if widest and arrival + delay.add(widest) > budget and arrival > delay.REG:
+        if widest and arrival + delay.add(widest) > budget and logic_since_reg:
             # register the terms of this level first
             latency += 1
             stage_regs.append([])
@@ -167,7 +162,7 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
                 stage_regs[-1].append((r, n))
             renamed = {n: f"q{count}_{k}" for k, (n, w, o) in enumerate(terms)}
             count += 1
-            arrival = delay.REG
+            arrival, logic_since_reg = delay.REG, False
             terms = [(renamed[n], w, o) for n, w, o in terms]
             continue
         new_terms = []
@@ -182,27 +177,27 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
         count += 1
         if widest:
             arrival += delay.add(widest)
+            logic_since_reg = True
         terms = new_terms + rest
     name, w, off = terms[0]
-    if arrival > delay.REG or not stage_regs[-1]:
-        if arrival > delay.REG:
-            latency += 1
-            stage_regs.append([])
+    if logic_since_reg:
+        latency += 1
+        stage_regs.append([])
         lines.append(f"reg [{w - 1}:0] y_q;")
         stage_regs[-1].append(("y_q", name))
-        name = "y_q"
+        name, arrival = "y_q", delay.REG
     out = name if off == 0 else f"{{{name}, {off}'b0}}"
     lines.append(f"assign y = {out};")
-    lines.append("always @(posedge clk) begin")
-    for k, group in enumerate(stage_regs):  # stage k on its own copy of the enable, en[k]
-        if not group:
-            continue  # the DSPs' operand registers: their own processes, above
-        lines.append(f"  if (en[{k}]) begin")
-        for tgt, src in group:
-            lines.append(f"    {tgt} <= {src};")
-        lines.append("  end")
-    lines.append("end")
-    return lines, latency, tuple(shapes)
+    groups = [(k, group) for k, group in enumerate(stage_regs) if group]
+    if groups:
+        lines.append("always @(posedge clk) begin")
+        for k, group in groups:  # stage k on its own copy of the enable, en[k]
+            lines.append(f"  if (en[{k}]) begin")
+            for tgt, src in group:
+                lines.append(f"    {tgt} <= {src};")
+            lines.append("  end")
+        lines.append("end")
+    return lines, latency, tuple(shapes), arrival
 
 
 _MULTIPLIERS: dict = {}
@@ -228,7 +223,7 @@ def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
     registered = delay.mult18_registered_inputs()
     key = (a_width, b_width, y_width, budget)
     if key not in _MULTIPLIERS:
-        body, latency, shapes = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget, registered)
+        body, latency, shapes, arrival = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget, registered)
         # operands into the DSPs' own registers, spread over the DSP column; or straight into the DSPs
         in_budget = budget - (delay.DSP_ROUTE - delay.ROUTE) if registered else budget - delay.mult18()
         module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}"
@@ -237,5 +232,6 @@ def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
             inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
             context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
                      "chunk": delay.DSP_CHUNK, "products": len(shapes), "shapes": shapes, "body": body},
-            in_budget=round(in_budget, 2), out_arrival=delay.REG, enables=latency, dsp=dsp_blocks(shapes))
+            in_budget=round(in_budget, 2), out_arrival=arrival, enables=latency, dsp=dsp_blocks(shapes),
+            uses=(MULT18_MODULE,))
     return _MULTIPLIERS[key]

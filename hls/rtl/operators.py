@@ -35,8 +35,17 @@ class OperatorSpec:
     enables: int = field(default=1, compare=False)  # width of `en`: copies of the enable, one per stage
     # DSP48E1 blocks (xc7) of its partial products (`int_arith.dsp_blocks`): what `--dsp-budget` counts
     dsp: int = field(default=0, compare=False)
+    # library modules it instantiates (the multiplier's partial product, `int_arith.MULT18_MODULE`),
+    # each written once per design beside the operators (`library.py`)
+    uses: tuple[str, ...] = field(default=(), compare=False)
 
     def render(self) -> str:
         from .render import render
 
         return render(self.template, module_name=self.module, **self.context)
+
+    def files(self, target: str = "generic") -> dict[str, str]:
+        """File name -> Verilog: the operator's module and the library modules it instantiates."""
+        from .library import library_files
+
+        return {f"{self.module}.v": self.render(), **library_files(self.uses, target)}

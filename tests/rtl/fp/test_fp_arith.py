@@ -439,9 +439,11 @@ def test_registry() -> None:
 @pytest.mark.parametrize("key", sorted(OPERATORS))
 def test_lint_clean(key: str, tmp_path: Path) -> None:
     spec = OPERATORS[key]
-    src = tmp_path / f"{spec.module}.v"  # -Wall wants the file named after the module
-    src.write_text(spec.render())
-    assert lint_verilator([src], spec.module) == []
+    paths = []
+    for name, text in spec.files().items():  # -Wall wants each file named after its module
+        paths.append(tmp_path / name)
+        paths[-1].write_text(text)
+    assert lint_verilator(paths, spec.module) == []
 
 
 # --------------------------------------------------------------------------------------------------
@@ -462,11 +464,13 @@ def _specs(prec: str) -> list[OperatorSpec]:
 def build_harness(prec: str, src_dir: Path, cache: Path) -> SimBuild:
     specs = _specs(prec)
     src_dir.mkdir(parents=True, exist_ok=True)
-    sources = []
+    sources: list[Path] = []
     for spec in specs:
-        path = src_dir / f"{spec.module}.v"
-        path.write_text(spec.render())
-        sources.append(path)
+        for name, text in spec.files().items():
+            path = src_dir / name
+            path.write_text(text)
+            if path not in sources:
+                sources.append(path)
     top = f"fp_harness_{prec}"
     ops = [
         {"tag": s.name.split(".")[0], "module": s.module, "latency": s.latency,

@@ -67,12 +67,13 @@ def test_multiplier_bit_exact(w: int, rtl_cache: Path, tmp_path: Path) -> None:
     specs = list({s.module: s for s in specs}.values())
     src_dir = tmp_path / "src"
     src_dir.mkdir()
-    sources = []
+    sources: list[Path] = []
     for spec in specs:
-        path = src_dir / f"{spec.module}.v"
-        path.write_text(spec.render())
-        assert lint_verilator([path], spec.module) == []
-        sources.append(path)
+        paths = [src_dir / name for name in spec.files()]
+        for path, text in zip(paths, spec.files().values()):
+            path.write_text(text)
+        assert lint_verilator(paths, spec.module) == []
+        sources += [p for p in paths if p not in sources]
     ops = [{"tag": f"m{k}", "module": s.module, "latency": s.latency, "n_inputs": 2, "out_width": w,
             "enables": s.enables}
            for k, s in enumerate(specs)]
