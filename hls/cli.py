@@ -404,7 +404,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if kit is not None:
             print(f"top: {kit.top} (rtl/, {len(kit.files)} files in order in rtl/files.f); "
                   f"testbench: python {out}/tb/run.py")
-            print(f"vendor kit: vivado/build.tcl, quartus/{kit.top}.qsf"
+            print(f"vendor kit: vivado/build.tcl, quartus/{kit.top}.qsf, ecp5/build.sh"
                   + (f", {res.program.name}_regs.h" if kit.axi_masters else "") + f" (clock {clock:g} MHz)")
         print("report: report.md, report.json; pictures: dpn.svg, schedule.svg (and dpn.dot for Graphviz)")
         if args.verbose:
