@@ -35,6 +35,8 @@ it waits and the ones after it drain.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -72,6 +74,18 @@ def const_value(e: E.Expr) -> int | None:
     if isinstance(e, E.Const) and e.type.is_int:
         return e.type.wrap(int(e.value))
     return None
+
+
+def power_of_two_significand(e: E.Expr) -> bool:
+    """Whether `e` is a floating-point constant whose significand is a power of two (or zero):
+    `0.5f`, `2.0`, `0.125`.  Its product folds to wiring in synthesis, which the multiplier of
+    `fmul.<fmt>.k` leaves it free to do (`library.MULT18_CONST_MODULE`)."""
+    while isinstance(e, E.Cast) and e.type.is_float and e.operand.type.is_float:
+        e = e.operand
+    if not (isinstance(e, E.Const) and e.type.is_float):
+        return False
+    v = float(e.value)
+    return v == 0.0 or (math.isfinite(v) and math.frexp(abs(v))[0] == 0.5)
 
 
 def int_key(t: ScalarType) -> str:
@@ -379,7 +393,9 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
                 return out
             adds = len(digits) - 1 + (1 if all(d < 0 for _, d in digits) else 0)
             return combine(t, [a], text, adds * delay.add(w))
-        return multiply(a, None, t, w, w, w, b_const=c & ((1 << w) - 1))
+        # the constant at its own width: no partial products of its zero chunks
+        cm = c & ((1 << w) - 1)
+        return multiply(a, None, t, w, max(1, cm.bit_length()), w, b_const=cm)
 
     def conv(src: str, s: ScalarType, t: ScalarType) -> str:
         if s == t:
@@ -493,7 +509,9 @@ def build(e: E.Expr, reads: Mapping[str, str], scalars: Mapping[str, str], affin
             if e.lhs.type.is_float and o in E.COMPARE_OPS:
                 return dp.instance(op(f"{CMP_NAMES[o]}.{fmt(e.lhs.type)}"), [a, b], t)
             if t.is_float:
-                return dp.instance(op(f"{ARITH_NAMES[o]}.{fmt(t)}"), [a, b], t)
+                by_power = o == "*" and (power_of_two_significand(e.lhs) or power_of_two_significand(e.rhs))
+                folded = ".k" if by_power else ""
+                return dp.instance(op(f"{ARITH_NAMES[o]}.{fmt(t)}{folded}"), [a, b], t)
             w = e.lhs.type.bits
             if o in E.COMPARE_OPS:
                 cost = delay.equal(w) if o in ("==", "!=") else delay.compare(w)

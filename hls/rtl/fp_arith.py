@@ -87,11 +87,11 @@ def _clog2(n: int) -> int:
     return max(1, (n - 1).bit_length())
 
 
-def _product(fmt: FpFormat):
+def _product(fmt: FpFormat, constant_operand: bool = False):
     from .int_arith import multiplier
 
     sig = fmt.frac_bits + 1
-    return multiplier(sig, sig, 2 * sig)
+    return multiplier(sig, sig, 2 * sig, constant_operand)
 
 
 def product_stages(fmt: FpFormat) -> int:
@@ -119,11 +119,11 @@ def _fadd_context(fmt: FpFormat, subtract: bool) -> dict:
     }
 
 
-def _fmul_context(fmt: FpFormat) -> dict:
+def _fmul_context(fmt: FpFormat, constant_operand: bool = False) -> dict:
     sig = fmt.frac_bits + 1
     lzc_bits = _clog2(sig + 2)  # count 0 .. sig over sig bits and a stop bit
     shift_max = sig + 1  # a larger subnormal shift leaves nothing at or above the round bit
-    prod = _product(fmt)
+    prod = _product(fmt, constant_operand)
     stages = product_stages(fmt)
     body = list(prod.context["body"])
     if stages > prod.latency:  # a slow clock target: the product gets at least FMUL_PRODUCT_STAGES
@@ -179,13 +179,16 @@ def _build_operators() -> dict[str, OperatorSpec]:
                 f"{op}.{fname}", "fp/fadd.v.j2", f"dpn_{op}_{fname}", FADD_LATENCY, 2, w,
                 _fadd_context(fmt, sub), w, enables=FADD_LATENCY,
             )
-        ctx = _fmul_context(fmt)
-        module = f"dpn_fmul_{fname}"
-        product = ctx.pop("product_context")
-        ctx["product_module"] = render("int/multiply.v.j2", module_name=f"{module}_prod", **product)
-        ops[f"fmul.{fname}"] = _spec(f"fmul.{fname}", "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w,
-                                    enables=fmul_latency(fmt), dsp=_product(fmt).dsp,
-                                    uses=_product(fmt).uses)
+        # `fmul.<fmt>.k`: by a constant whose significand is a power of two (`0.5f * y`), which
+        # synthesis folds into the product (`library.MULT18_CONST_MODULE`); the same module otherwise
+        for key, const in ((f"fmul.{fname}", False), (f"fmul.{fname}.k", True)):
+            ctx = _fmul_context(fmt, const)
+            module = f"dpn_fmul_{fname}" + ("_k" if const else "")
+            product = ctx.pop("product_context")
+            ctx["product_module"] = render("int/multiply.v.j2", module_name=f"{module}_prod", **product)
+            prod = _product(fmt, const)
+            ops[key] = _spec(key, "fp/fmul.v.j2", module, fmul_latency(fmt), 2, w, ctx, w,
+                             enables=fmul_latency(fmt), dsp=0 if const else prod.dsp, uses=prod.uses)
         for pred, mask in CMP_PREDICATES.items():
             ops[f"f{pred}.{fname}"] = _spec(
                 f"f{pred}.{fname}", "fp/fcmp.v.j2", f"dpn_f{pred}_{fname}", FCMP_LATENCY, 2, 1,

@@ -18,7 +18,7 @@ Semantics (checked against `c_divide` in ``tests/rtl/int``):
 
 from __future__ import annotations
 
-from .library import MULT18_MODULE
+from .library import MULT18_CONST_MODULE, MULT18_MODULE
 from .operators import OperatorSpec
 
 __all__ = ["WIDTHS", "OPERATORS", "divide_latency", "c_divide"]
@@ -105,9 +105,9 @@ def const_divide(x: int, divisor: int, width: int, signed: bool) -> tuple[int, i
 
 
 def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: float,
-              registered_inputs: bool) -> tuple[list[str], int, tuple[tuple[int, int], ...], float]:
+              registered_inputs: bool, part: str) -> tuple[list[str], int, tuple[tuple[int, int], ...], float]:
     """Verilog lines of `multiplier`, its latency, its partial products' operand widths and the
-    arrival of `y`."""
+    arrival of `y`.  `part`: the library module of a partial product."""
     from . import delay
 
     lines: list[str] = []
@@ -126,7 +126,7 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             # where the route into the DSP column and the multiplier do not fit one stage) and its
             # product register, which the ECP5 flow puts inside the MULT18X18D (`ecp5.py`)
             lines.append(f"wire [{w - 1}:0] p{i}_{j};")
-            lines.append(f"{MULT18_MODULE} #(.AW({a_hi - a_lo}), .BW({b_hi - b_lo}), .PW({w}), "
+            lines.append(f"{part} #(.AW({a_hi - a_lo}), .BW({b_hi - b_lo}), .PW({w}), "
                          f".IN_REGS({int(registered_inputs)})) u_p{i}_{j} (.clk(clk), .ce_in({ce_in}), "
                          f".ce_out({ce_out}), .a(a[{a_hi - 1}:{a_lo}]), .b(b[{b_hi - 1}:{b_lo}]), .p(p{i}_{j}));")
             terms.append((f"p{i}_{j}", w, off))
@@ -210,28 +210,33 @@ def dsp_blocks(shapes: tuple[tuple[int, int], ...]) -> int:
     return sum(1 if (a <= 24 and b <= 17) or (a <= 17 and b <= 24) else 2 for a, b in shapes)
 
 
-def multiplier(a_width: int, b_width: int, y_width: int) -> OperatorSpec:
+def multiplier(a_width: int, b_width: int, y_width: int, constant_operand: bool = False) -> OperatorSpec:
     """The pipelined unsigned multiplier y = (a * b) mod 2**y_width for the current clock target
     (`clock.clock_mhz`): one DSP-sized partial product per pair of 18-bit operand chunks, registered,
     then an adder tree with as many levels per stage as `delay.budget` allows.  Where the route into
     the DSP column and the multiplier do not fit one stage (`delay.mult18_registered_inputs`), each
     DSP first takes its operand chunks into registers of its own, one stage more.  The operands
-    must arrive within `OperatorSpec.in_budget` (the datapath registers them when they do not)."""
+    must arrive within `OperatorSpec.in_budget` (the datapath registers them when they do not).
+    `constant_operand`: `b` is a constant at every instance, so the partial products are the library
+    module that synthesis folds the constant into (`library.MULT18_CONST_MODULE`)."""
     from . import delay
 
     budget = round(delay.budget(), 2)
     registered = delay.mult18_registered_inputs()
-    key = (a_width, b_width, y_width, budget)
+    key = (a_width, b_width, y_width, budget, constant_operand)
+    part = MULT18_CONST_MODULE if constant_operand else MULT18_MODULE
     if key not in _MULTIPLIERS:
-        body, latency, shapes, arrival = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget, registered)
+        body, latency, shapes, arrival = _mul_body(a_width, b_width, y_width, delay.DSP_CHUNK, budget, registered,
+                                                   part)
         # operands into the DSPs' own registers, spread over the DSP column; or straight into the DSPs
         in_budget = budget - (delay.DSP_ROUTE - delay.ROUTE) if registered else budget - delay.mult18()
-        module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}"
+        module = f"dpn_mul_{a_width}x{b_width}_{y_width}_l{latency}" + ("_k" if constant_operand else "")
         _MULTIPLIERS[key] = OperatorSpec(
-            name=f"mul.{a_width}x{b_width}.{y_width}", template="int/multiply.v.j2", module=module, latency=latency,
+            name=f"mul.{a_width}x{b_width}.{y_width}" + (".k" if constant_operand else ""),
+            template="int/multiply.v.j2", module=module, latency=latency,
             inputs=(("a", a_width), ("b", b_width)), output_width=y_width,
             context={"a_width": a_width, "b_width": b_width, "y_width": y_width, "latency": latency,
                      "chunk": delay.DSP_CHUNK, "products": len(shapes), "shapes": shapes, "body": body},
             in_budget=round(in_budget, 2), out_arrival=arrival, enables=latency, dsp=dsp_blocks(shapes),
-            uses=(MULT18_MODULE,))
+            uses=(part,))
     return _MULTIPLIERS[key]

@@ -8,6 +8,12 @@ flow does not, and a MULT18X18D used combinationally between fabric registers in
 limited every design with a multiplier to about 107 MHz (docs/rtl-timing.md), so the ECP5 flow
 (`hls/pnr.py`) and the `ecp5/` kit take the target's own implementation of the same module
 (`for_target`): ports and cycle behaviour equal, the registers inside the block.
+
+A multiplier with a constant operand (`a * 100`, `0.5f * y`) instantiates `dpn_mult18k` instead:
+the same generic module under another name, which no target replaces.  Synthesis flattens the
+design and folds the constant into it (a zero chunk's products vanish, a power of two becomes
+wiring), which it cannot do through a MULT18X18D instance: heat-3d's `0.125 *` and `2.0 *` would
+take nine blocks each.
 """
 
 from __future__ import annotations
@@ -16,13 +22,14 @@ from typing import Iterable, Mapping
 
 from .render import render
 
-__all__ = ["MULT18_MODULE", "TARGETS", "library_files", "target_files", "for_target"]
+__all__ = ["MULT18_MODULE", "MULT18_CONST_MODULE", "TARGETS", "library_files", "target_files", "for_target"]
 
 MULT18_MODULE = "dpn_mult18"
+MULT18_CONST_MODULE = "dpn_mult18k"  # the partial products of a multiplier with a constant operand
 
 #: module -> template, per target ("generic": the RTL of `rtl/`)
 _TEMPLATES = {
-    "generic": {MULT18_MODULE: "int/mult18.v.j2"},
+    "generic": {MULT18_MODULE: "int/mult18.v.j2", MULT18_CONST_MODULE: "int/mult18.v.j2"},
     "ecp5": {MULT18_MODULE: "ecp5/mult18.v.j2"},
 }
 TARGETS = tuple(_TEMPLATES)

@@ -70,9 +70,14 @@ def test_shared_subexpressions_are_bit_exact_in_verilator(tmp_path: Path, capsys
     rtl = tmp_path / "out" / "rtl"
 
     def count(process: str, op: str) -> int:
-        return (rtl / f"dist_{process}.v").read_text().count(f"{lib[op].module} u_")
+        text = (rtl / f"dist_{process}.v").read_text()
+        if op == "fmul.f32":  # by a variable, or by a power of two (`fmul.f32.k`: the half)
+            return text.count(f"{lib[op].module} u_") + text.count(f"{lib[op + '.k'].module} u_")
+        return text.count(f"{lib[op].module} u_")
 
     # B: one A[i] - C[i], its square and its half; D: one A[i] - C[i], one square (written three
     # times), the comparison, and `sq - 1` and `-0.0 + sq`
     assert (count("s0", "fsub.f32"), count("s0", "fmul.f32"), count("s0", "fadd.f32")) == (1, 2, 1)
     assert (count("s1", "fsub.f32"), count("s1", "fmul.f32"), count("s1", "fadd.f32")) == (2, 1, 1)
+    # `* 0.5f`: a significand of 1.0, on the multiplier that synthesis folds (`library.MULT18_CONST_MODULE`)
+    assert (rtl / "dist_s0.v").read_text().count(f"{lib['fmul.f32.k'].module} u_") == 1

@@ -420,7 +420,13 @@ def test_reference_rules() -> None:
 
 
 def test_registry() -> None:
-    assert len(OPERATORS) == len(OPS) * len(PRECISIONS)
+    # every operator per precision, and fmul by a constant of a power-of-two significand (`.k`)
+    assert sorted(OPERATORS) == sorted([f"{op}.{prec}" for op in OPS for prec in PRECISIONS]
+                                       + [f"fmul.{prec}.k" for prec in PRECISIONS])
+    for prec in PRECISIONS:
+        plain, folded = OPERATORS[f"fmul.{prec}"], OPERATORS[f"fmul.{prec}.k"]
+        assert folded.module == f"dpn_fmul_{prec}_k" and folded.latency == plain.latency
+        assert plain.uses == ("dpn_mult18",) and folded.uses == ("dpn_mult18k",) and folded.dsp == 0
     for prec in PRECISIONS:
         w = FMTS[prec].W
         for op in OPS:
