@@ -3,9 +3,11 @@ utilisation and the critical path named in the terms of the process network.
 
 The flow (`place_and_route`):
 
-1. Yosys: ``read_verilog`` every file, ``synth_ecp5 -top TOP -json design.json`` (flattened: the
-   instance names of the top, ``u_<process>`` and ``u_<channel>``, prefix every cell and net), and
-   ``stat -json`` for the cell counts;
+1. Yosys: ``read_verilog`` every file (each library module in its ECP5 implementation,
+   `hls/rtl/library.py`: a multiplier's partial products as MULT18X18D with their own registers),
+   ``synth_ecp5 -top TOP -json design.json`` (flattened: the instance names of the top,
+   ``u_<process>`` and ``u_<channel>``, prefix every cell and net), and ``stat -json`` for the cell
+   counts;
 2. nextpnr-ecp5: ``--85k --package CABGA381 --out-of-context --freq F --timing-allow-fail
    --router router2 --seed 1 --placer-heap-timingweight 30`` (router2 routed every design of the
    benchmark; ``router="router1"`` is the fallback).  Out of context: the top's ports are not bound

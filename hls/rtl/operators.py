@@ -35,7 +35,7 @@ class OperatorSpec:
     enables: int = field(default=1, compare=False)  # width of `en`: copies of the enable, one per stage
     # DSP48E1 blocks (xc7) of its partial products (`int_arith.dsp_blocks`): what `--dsp-budget` counts
     dsp: int = field(default=0, compare=False)
-    # library modules it instantiates (the multiplier's partial product, `int_arith.MULT18_MODULE`),
+    # library modules it instantiates (the multiplier's partial product, `library.MULT18_MODULE`),
     # each written once per design beside the operators (`library.py`)
     uses: tuple[str, ...] = field(default=(), compare=False)
 
