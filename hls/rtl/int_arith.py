@@ -124,7 +124,7 @@ def _mul_body(a_width: int, b_width: int, y_width: int, chunk: int, budget: floa
             w = min(a_hi - a_lo + b_hi - b_lo, y_width - off)
             # one library module a partial product: its operand registers (at fast clock targets,
             # where the route into the DSP column and the multiplier do not fit one stage) and its
-            # product register, which the ECP5 flow puts inside the MULT18X18D (`ecp5.py`)
+            # product register, which the ECP5 flow puts inside the MULT18X18D (`library.py`)
             lines.append(f"wire [{w - 1}:0] p{i}_{j};")
             lines.append(f"{part} #(.AW({a_hi - a_lo}), .BW({b_hi - b_lo}), .PW({w}), "
                          f".IN_REGS({int(registered_inputs)})) u_p{i}_{j} (.clk(clk), .ce_in({ce_in}), "

@@ -9,11 +9,12 @@ limited every design with a multiplier to about 107 MHz (docs/rtl-timing.md), so
 (`hls/pnr.py`) and the `ecp5/` kit take the target's own implementation of the same module
 (`for_target`): ports and cycle behaviour equal, the registers inside the block.
 
-A multiplier with a constant operand (`a * 100`, `0.5f * y`) instantiates `dpn_mult18k` instead:
-the same generic module under another name, which no target replaces.  Synthesis flattens the
-design and folds the constant into it (a zero chunk's products vanish, a power of two becomes
+A floating-point multiply by a constant whose significand is a power of two (`0.5f * y`) has
+partial products of `dpn_mult18k` instead: the same generic module under another name, which no
+target replaces.  Synthesis flattens the design and folds the constant into it (the product becomes
 wiring), which it cannot do through a MULT18X18D instance: heat-3d's `0.125 *` and `2.0 *` would
-take nine blocks each.
+take nine blocks each.  (An integer constant multiplier is built at the constant's width instead,
+`datapath.times_const`, so that none of its partial products multiplies a zero chunk.)
 """
 
 from __future__ import annotations
