@@ -107,11 +107,14 @@ def _in_ports(net: ProcessNetwork, proc: Process, values: dict[str, int], groups
                 v["aw"] = clog2(c.depth)
                 v["addr"] = ctl.slot(c, c.relation.reverse(), values)
                 v["addr_nx"] = ahead(v["addr"])
+                v["addr_nd"] = ahead_next(v["addr_nx"])
                 v["last"] = ctl.predicate(last_reads(c, proc), values)
                 decls += [f"output [{v['aw'] - 1}:0] {ch}_addr", f"output {ch}_last",
-                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output {ch}_step"]
+                          f"output [{v['aw'] - 1}:0] {ch}_addr_nx", f"output [{v['aw'] - 1}:0] {ch}_addr_nd",
+                          f"output {ch}_step"]
                 conns += [(f"{ch}_addr", f"{ch}_addr"), (f"{ch}_last", f"{ch}_last"),
-                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_step", f"{ch}_step")]
+                          (f"{ch}_addr_nx", f"{ch}_addr_nx"), (f"{ch}_addr_nd", f"{ch}_addr_nd"),
+                          (f"{ch}_step", f"{ch}_step")]
             views.append(v)
         name = f"p{k}"
         ports.append({"name": name, "what": what, "optional": optional, "channels": views, "registered": registered,
@@ -125,6 +128,21 @@ def ahead(expr: str) -> str:
     register `v<k>` replaced by its load value, the register copy `ldq_v<k>` (`_control.v.j2`; see
     `announced`)."""
     return re.sub(r"\bv(\d+)\b", r"ldq_v\1", expr)
+
+
+def ahead_next(expr: str) -> str:
+    """An announced slot expression (`ahead`) in the next cycle, which a big buffer loads into its
+    own copies of the announced slot (hw_templates/buffer_sync.v.j2): each register copy `ldq_v<k>`
+    replaced by its D input `ldqn_v<k>` (`_control.v.j2`)."""
+    return re.sub(r"\bldq_v(\d+)\b", r"ldqn_v\1", expr)
+
+
+def stepped(ports: list[dict]) -> list[str]:
+    """The value registers whose value in the next cycle (`vn_v<k>`, `_control.v.j2`) a buffer read
+    one stage after issue is told: its announced slot is the issue stage's slot (`_carry`)."""
+    names = {f"v{k}" for p in ports if p.get("carry") for u in p["carry"]["unpack"]
+             for k in re.findall(r"\bvn_v(\d+)\b", u)}
+    return sorted(names)
 
 
 def announced(ports: list[dict]) -> list[str]:
@@ -143,7 +161,11 @@ def ahead_guard(expr: str) -> str:
 
 def _carry(port: dict, step: str) -> dict:
     """What a port read late needs from its iteration's issue stage (channel selects, FIFO-with-
-    multiplicity first reads, buffer slots and last reads), packed to travel down the pipeline."""
+    multiplicity first reads, buffer slots and last reads), packed to travel down the pipeline.
+    A buffer's announced slot is the carry register a stage before its read's, and the slot's next
+    value (`_addr_nd`) that register's D input: the register a stage before it when that one's
+    enable is high (`process.v.j2`), or, a stage after issue, the issue stage's slot of the next
+    cycle's iteration registers (`vn_v<k>`)."""
     name = f"lc_{port['name']}"
     fields, unpack, bit = [], [], 0
     at = f"{name}_{port['stage']}"
@@ -167,6 +189,14 @@ def _carry(port: dict, step: str) -> dict:
                 unpack.append(f"wire firstp_{ch} = {before}[{bit}]")
             if target == f"assign {ch}_addr":
                 unpack.append(f"assign {ch}_addr_nx = {before}[{bit + width - 1}:{bit}]")
+                if port["stage"] >= 2:
+                    earlier = f"{name}_{port['stage'] - 2}"
+                    unpack.append(f"assign {ch}_addr_nd = ce_c{port['stage'] - 2} ? "
+                                  f"{earlier}[{bit + width - 1}:{bit}] : {before}[{bit + width - 1}:{bit}]")
+                else:
+                    slot = re.sub(r"\bv(\d+)\b", r"vn_v\1", c["addr"])
+                    unpack.append(f"wire signed [31:0] slot_nd_{ch} = {slot}")
+                    unpack.append(f"assign {ch}_addr_nd = slot_nd_{ch}[{width - 1}:0]")
             bit += width
     return {"name": name, "width": bit, "fields": list(reversed(fields)), "unpack": unpack}
 
@@ -313,7 +343,7 @@ def generate(net: ProcessNetwork) -> RtlDesign:
                        enables=[(f"ce_c{k}", dp.segment(k)) for k in range(dp.depth)] + list(dp.enables.items()),
                        reg_cuts=[s for s in dp.cuts if all(p.get("registered") for p in ports if p["stage"] == s)],
                        ctl_fields=fields, ctl_width=max(1, _route_width(outs)), unpack=unpack,
-                       announced=announced(ports))
+                       announced=announced(ports), stepped=stepped(ports))
             text = render("process.v.j2", **ctx)
             conns = [(s["port"], s["port"]) for s in sc] + in_conns + out_conns
         else:

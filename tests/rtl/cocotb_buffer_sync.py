@@ -71,7 +71,7 @@ class BufferChecker:
         dut = self.dut
         dut.rst.value = 1
         for sig in (dut.in_valid, dut.in_addr, dut.in_data, dut.out_addr, dut.out_last, dut.out_ready,
-                    dut.out_addr_nx, dut.out_step):
+                    dut.out_addr_nx, dut.out_addr_nd, dut.out_step):
             sig.value = 0
         for _ in range(3):
             await FallingEdge(dut.clk)
@@ -95,15 +95,18 @@ class BufferChecker:
     ) -> tuple[bool, bool, int]:
         """One cycle at `out_addr`: drive, check, update.  Returns (written, read, out_data).  The
         buffer learns a new read address a cycle ahead (out_addr_nx, out_step), as from a process:
-        a change of address first spends an idle cycle announcing it."""
+        a change of address first spends an idle cycle announcing it.  out_addr_nx's value in the next
+        cycle (out_addr_nd) is known a cycle before that: the announcing cycle is preceded by an idle
+        one that tells it."""
         if out_addr != self.cur:
-            await self._cycle(False, 0, 0, self.cur, False, False, out_addr)
+            await self._cycle(False, 0, 0, self.cur, False, False, None, out_addr)
+            await self._cycle(False, 0, 0, self.cur, False, False, out_addr, out_addr)
             self.cur = out_addr
-        return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, None)
+        return await self._cycle(in_valid, in_addr, in_data, out_addr, out_ready, out_last, None, out_addr)
 
     async def _cycle(
         self, in_valid: bool, in_addr: int, in_data: int, out_addr: int, out_ready: bool, out_last: bool,
-        announce: int | None,
+        announce: int | None, nd: int,
     ) -> tuple[bool, bool, int]:
         dut = self.dut
         await FallingEdge(dut.clk)
@@ -112,6 +115,7 @@ class BufferChecker:
         dut.in_data.value = in_data
         dut.out_addr.value = out_addr
         dut.out_addr_nx.value = out_addr if announce is None else announce
+        dut.out_addr_nd.value = nd
         dut.out_step.value = int(announce is not None)
         dut.out_ready.value = int(out_ready)
         dut.out_last.value = int(out_last)
