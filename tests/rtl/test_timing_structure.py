@@ -54,6 +54,23 @@ def _flags_checked(text: str) -> tuple[str, int]:
     return head + check + "endmodule" + tail, len(ports)
 
 
+_ANNOUNCED = re.compile(r"^\s*output \[(\d+):0\] (\w+)_addr_nd,?$", re.M)
+
+
+def _next_slot_checked(text: str) -> tuple[str, int]:
+    """A module with an assertion that each buffer read's `_addr_nd` is, in every cycle, the value
+    its `_addr_nx` takes in the next cycle (a big buffer's copies of the announced slot load it),
+    and the number of such reads."""
+    reads = _ANNOUNCED.findall(text)
+    check = "  reg nd_chk_on = 1'b0;\n  always @(posedge clk) nd_chk_on <= 1'b1;\n"
+    for msb, ch in reads:
+        check += (f"  reg [{msb}:0] nd_chk_{ch};\n  always @(posedge clk) nd_chk_{ch} <= {ch}_addr_nd;\n"
+                  f"  always @(posedge clk) if (nd_chk_on && {ch}_addr_nx != nd_chk_{ch})\n"
+                  f"    $fatal(1, \"%m: {ch}_addr_nd was not the next {ch}_addr_nx\");\n")
+    head, tail = text.rsplit("endmodule", 1)
+    return (head + check + "endmodule" + tail if reads else text), len(reads)
+
+
 def _design(kernel: str, parallel: int = 1):
     path = ROOT / "examples" / f"{kernel}.c"
     res = run(Options(str(path), params=example_params(path), tile="auto", parallel=parallel))
@@ -72,6 +89,23 @@ def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cach
         design.rtl[name], n = _checked(text)
         copies += n
     assert copies > 0
+    assert_bit_exact(res, design, tmp_path, rtl_cache)
+
+
+@pytest.mark.parametrize(("kernel", "how"), [("gemm-int", "ldqn_v"), ("gemm", "= ce_c"), ("seidel-int", "vn_v")])
+def test_announced_slot_next_value(kernel, how, tmp_path, rtl_cache):
+    """A buffer read tells its buffer the announced slot's next value (`_addr_nd`), from which a big
+    buffer's banks load their copies of the slot: gemm-int reads its 96-slot buffer at issue (the
+    D input of the control's register copy `ldq_v*`), gemm its 360-slot buffer twelve stages late
+    (a carry register's D input), seidel-int a buffer a stage late (the issue stage's slot of the
+    next cycle's iteration registers, `vn_v*`).  Checked in every cycle under back-pressure, and
+    bit-exact."""
+    res, design = _design(kernel)
+    reads = 0
+    for name, text in list(design.rtl.items()):
+        design.rtl[name], n = _next_slot_checked(text)
+        reads += n
+    assert reads > 0 and how in "".join(design.rtl.values())
     assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
@@ -127,12 +161,13 @@ def test_no_pipeline_register_takes_the_shared_enable():
 _BRAM_CONSUMER = """
 module bram_consumer (
     input wire clk, input wire rst, input wire in_valid, output wire in_ready, input wire [8:0] in_addr,
-    input wire [63:0] in_data, input wire [8:0] out_addr, input wire [8:0] out_addr_nx, input wire out_step,
+    input wire [63:0] in_data, input wire [8:0] out_addr, input wire [8:0] out_addr_nx,
+    input wire [8:0] out_addr_nd, input wire out_step,
     input wire out_last, output wire out_valid, input wire out_ready, input wire en, output reg [31:0] y);
   wire [63:0] d;
   wire [8:0] count;
   dpn_buffer u_c (.clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(in_ready), .in_addr(in_addr),
-    .in_data(in_data), .out_addr(out_addr), .out_addr_nx(out_addr_nx), .out_step(out_step),
+    .in_data(in_data), .out_addr(out_addr), .out_addr_nx(out_addr_nx), .out_addr_nd(out_addr_nd), .out_step(out_step),
     .out_last(out_last), .out_valid(out_valid), .out_ready(out_ready), .out_data(d), .count(count));
   reg [63:0] operand;
   always @(posedge clk) if (en) operand <= d;
