@@ -92,14 +92,14 @@ def test_registered_enables_equal_the_segment_enables(kernel, tmp_path, rtl_cach
     assert_bit_exact(res, design, tmp_path, rtl_cache)
 
 
-@pytest.mark.parametrize(("kernel", "how"), [("gemm-int", "ldqn_v"), ("gemm", "= ce_c"), ("seidel-int", "vn_v")])
+@pytest.mark.parametrize(("kernel", "how"), [("gemm-int", "ldqn_v"), ("band-mv", "= ce_c"), ("seidel-int", "vn_v")])
 def test_announced_slot_next_value(kernel, how, tmp_path, rtl_cache):
     """A buffer read tells its buffer the announced slot's next value (`_addr_nd`), from which a big
     buffer's banks load their copies of the slot: gemm-int reads its 96-slot buffer at issue (the
-    D input of the control's register copy `ldq_v*`), gemm its 360-slot buffer twelve stages late
-    (a carry register's D input), seidel-int a buffer a stage late (the issue stage's slot of the
-    next cycle's iteration registers, `vn_v*`).  Checked in every cycle under back-pressure, and
-    bit-exact."""
+    D input of the control's register copy `ldq_v*`), band-mv a buffer stages late (a carry
+    register's D input; gemm's 360-slot buffer is read so, twelve stages late), seidel-int a buffer
+    a stage late (the issue stage's slot of the next cycle's iteration registers, `vn_v*`).
+    Checked in every cycle under back-pressure, and bit-exact."""
     res, design = _design(kernel)
     reads = 0
     for name, text in list(design.rtl.items()):
