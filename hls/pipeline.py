@@ -26,7 +26,7 @@ from .dpn.reduced import reduced_instance
 from .dpn.restrict import instance_count
 from .dpn.tiling import (DEFAULT_LOCAL_WORDS, Tiling, auto_tiling, no_tiling, parse_tile_option, point_order_variants,
                           slabs_independent, tile_program, two_level_cuts, with_fission, with_one_level,
-                          with_point_order, source_nests)
+                          with_point_order, source_nests, streamed)
 from .dpn.serialize import network_to_json
 from .dpn.shifts import linear_text
 from .dpn.tables import NetworkTables
@@ -635,6 +635,14 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
     if two_level_cuts(chosen.network.tiling, opts.parallel):
         others.append((small, _realized(program, bases, small, opts, one_level=True),
                        "its parts cut along one hyperplane", ""))
+    if opts.parallel > 1 and _corner_misled(chosen):
+        # the corner cuts a band's tiles to a few points, so a band that waits for another's values
+        # there waits as long as at full size only in proportion: the overlap is asked at full size
+        k0 = small.config["base"]
+        moved = streamed(program, bases[k0], opts.local_words)
+        if moved is not None:
+            others.append((small, _realized(program, [*bases[:k0], moved, *bases[k0 + 1:]], small, opts),
+                           "its bands tiled to overlap (`tiling.streamed`)", ""))
     if len(ranked) > 1 and ranked[1][0] <= ranked[0][0] * (1 + NEAR_TIE):
         k2 = ranked[1][1]
         others.append((built[k2], _realized(program, bases, built[k2], opts),

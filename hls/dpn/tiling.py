@@ -748,14 +748,71 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
             new = -(-sizes[d] // 2)
             cut *= new / sizes[d]
             sizes[d] = new
-        # balance the tiles of each cut hyperplane (18 = 9 + 9 rather than 16 + 2)
-        sizes = [-(-e // -(-e // s)) for e, s in zip(b.extents, sizes)]
+        sizes = _balanced(b.extents, sizes)
         out.append(replace(b, sizes=tuple(sizes)))
         notes.append(f"footprint {total} words" + ("" if sizes == list(b.extents) else
                                                     f", {round(total * cut)} per band"))
     reason = (f"--tile auto: isl permutable bands{_FUSION_TEXT[fusion]}; bands fit {local_words} local words ({'; '.join(notes)}); "
               f"{point_order} point order")
     return _finish(program, out, point_order, reason, deps, fusion, bool(late))
+
+
+#: how many tiles `streamed` cuts a feeding band's outer hyperplanes other than its rows into
+STREAM_TILES = 10
+STREAM_BUDGET = 2
+
+
+def streamed(program: PolyProgram, tiling: Tiling, local_words: int = DEFAULT_LOCAL_WORDS) -> Optional[Tiling]:
+    """The tiling with its bands' tiles cut so that a band reading another band's values overlaps it.
+
+    A value another band reads is final only once the writer's reduction along its last hyperplane is
+    done, at the end of a tile; and a reader whose tiles are cut along its columns goes through the
+    values it reads once per tile.  So, in the writer's tiles finish in a burst each, and the reader
+    waits for the last one before its first tile ends: 2mm at `--parallel 16` (NI=40 NJ=50 NK=70 NL=80)
+    ran its two products one after the other, 19,913 modelled cycles, 8.1x its one part.  Here a
+    reading band's tiles are whole but along its rows (its slab hyperplane, halved until its footprint
+    fits `local_words`), and a band that only writes for others has the same rows and its other outer
+    hyperplanes cut into `STREAM_TILES` tiles (not below `MIN_INNER_TRIP`): its values become final a
+    few columns at a time, in the order the reader takes them (13,113 cycles, 12.4x).  None where no
+    band reads another's values or nothing changes."""
+    bands = list(tiling.bands)
+    band_of = {st: k for k, b in enumerate(bands) for st in b.statements}
+    flow = program.flow.dependences if program.flow is not None else ()
+    pairs = {(band_of[d.source], band_of[d.sink]) for d in flow
+             if d.source in band_of and d.sink in band_of and band_of[d.source] != band_of[d.sink]}
+    readers = {c for _p, c in pairs if bands[c].depth}
+    out = list(bands)
+    rows: dict[int, int] = {}
+    for c in sorted(readers):
+        b = bands[c]
+        d = slab_dim(b)
+        sizes = list(b.extents)
+        total = _footprint(program, b.statements)
+        while total * sizes[d] > STREAM_BUDGET * local_words * b.extents[d] and sizes[d] > 1:
+            sizes[d] = -(-sizes[d] // 2)
+        out[c] = replace(b, sizes=tuple(_balanced(b.extents, sizes)))
+        rows[c] = out[c].sizes[d]
+    for k in sorted({p for p, _c in pairs} - readers):
+        b = bands[k]
+        if b.depth < 2:
+            continue
+        d = slab_dim(b)
+        sizes = list(b.sizes)
+        row = min((rows[c] for p, c in pairs if p == k and c in rows), default=sizes[d])
+        sizes[d] = min(b.extents[d], row)
+        for h in range(b.depth - 1):
+            if h != d:
+                sizes[h] = min(sizes[h], -(-b.extents[h] // STREAM_TILES))
+        out[k] = replace(b, sizes=tuple(_balanced(b.extents, sizes)))
+    if all(o.sizes == b.sizes for o, b in zip(out, bands)):
+        return None
+    first = next(b for b in out if b.depth)
+    return with_point_order(program, replace(tiling, bands=tuple(out), sizes=first.sizes), tiling.point_order)
+
+
+def _balanced(extents: Sequence[int], sizes: Sequence[int]) -> list[int]:
+    """Tiles of each hyperplane made even (18 = 9 + 9 rather than 16 + 2)."""
+    return [-(-e // -(-e // s)) for e, s in zip(extents, sizes)]
 
 
 _FUSION_TEXT = {"separate": "", "fused": " fused over shared arrays",

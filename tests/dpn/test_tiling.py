@@ -424,3 +424,38 @@ def test_after_a_late_fused_schedule_the_aligned_one_is_asked_of_a_sample_only(m
     (only,) = pipeline._auto_candidates(prog, opts)
     assert time.monotonic() - start < 20
     assert only.fusion == "separate" and asked.count(True) == 1
+
+
+def test_streamed_tiles_let_a_reading_band_overlap_its_writer():
+    """`tiling.streamed`: 2mm's second product reads `tmp` along its reduction; its band keeps whole
+    tiles and the first product's columns are cut into `STREAM_TILES` tiles, so `tmp` is final a few
+    columns at a time.  Legal, and at 2 parts the DPN of it computes gcc's result."""
+    from hls.dpn.channels import fifoize, size_channels, type_channels
+    from hls.dpn.partition import build_network
+    from hls.dpn.tiling import STREAM_TILES, auto_tiling, slab_dim, streamed
+
+    path = ROOT / "examples" / "2mm.c"
+    res = run(Options(str(path), params=example_params(path), tile="auto"), until="privatize")
+    program = res.program
+    base = auto_tiling(program, point_order="inner")
+    out = streamed(program, base)
+    assert out is not None and is_legal(program, out.schedule)
+    writer, reader = out.bands
+    assert set(writer.statements) == {"S0", "S1"} and reader.sizes == reader.extents
+    d = slab_dim(writer)
+    assert writer.sizes[d] == writer.extents[d] and writer.sizes[-1] == writer.extents[-1]
+    for h in range(writer.depth - 1):
+        if h != d:
+            assert -(-writer.extents[h] // writer.sizes[h]) >= min(STREAM_TILES, writer.extents[h]) // 2
+            assert writer.sizes[h] < base.bands[0].sizes[h]
+    assert streamed(program, out) is None  # nothing left to change
+    gemm = run(Options(str(ROOT / "examples" / "gemm.c"), tile="auto"), until="privatize").program
+    assert streamed(gemm, auto_tiling(gemm)) is None  # one band: nothing to overlap
+    net = build_network(program, out, 2)
+    net = size_channels(fifoize(type_channels(net)))
+    inputs = random_inputs(program, 3)
+    expected = {k: np.array(v, copy=True) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+    GccReference(res.kernel).run({**inputs, **expected})
+    sim = simulate(net, inputs, seed=3)
+    assert sim.deadlock is None, sim.deadlock.format()
+    assert not compare(expected, sim.outputs)
