@@ -639,7 +639,7 @@ def _settled_at_full_size(program: PolyProgram, bases: Sequence[Tiling],
         # the corner cuts a band's tiles to a few points, so a band that waits for another's values
         # there waits as long as at full size only in proportion: the overlap is asked at full size
         k0 = small.config["base"]
-        moved = streamed(program, bases[k0], opts.local_words)
+        moved = streamed(program, bases[k0], opts.local_words, opts.parallel)
         if moved is not None:
             others.append((small, _realized(program, [*bases[:k0], moved, *bases[k0 + 1:]], small, opts),
                            "its bands tiled to overlap (`tiling.streamed`)", ""))
