@@ -71,10 +71,14 @@ def is_in_order(rel: isl.Map, prod_sched: isl.Map, cons_sched: isl.Map) -> bool:
     k = shared_prefix(times)
     ys, xs = times.get_space().domain(), times.get_space().range()
     back = times.reverse()
+    reads = times.domain()
     for i in range(k, ys.dim(isl.dim_type.set)):
-        pairs = back.apply_range(first_differs(ys, i, 1)).apply_range(times)  # t_x -> t_x' read later
-        if pairs.is_empty():
+        # two reads that first differ at i exist or not whatever they read: asked of the reads alone
+        # before the pairs are composed (heat-3d's memory-order tokens at T=100, N=40: 1.6 s of a test)
+        later = first_differs(ys, i, 1)
+        if later.intersect_domain(reads).intersect_range(reads).is_empty():
             continue
+        pairs = back.apply_range(later).apply_range(times)  # t_x -> t_x' read later: not empty
         for j in range(k, xs.dim(isl.dim_type.set)):
             if not pairs.intersect(first_differs(xs, j, -1)).is_empty():
                 return False
