@@ -759,6 +759,9 @@ def auto_tiling(program: PolyProgram, *, local_words: int = DEFAULT_LOCAL_WORDS,
 
 #: how many tiles `streamed` cuts a feeding band's outer hyperplanes other than its rows into
 STREAM_TILES = 10
+#: how far past `local_words` a reading band's footprint may go before `streamed` cuts its rows: the
+#: footprint counts every value the band reads as held, where a streamed reader holds the ones in
+#: flight (2mm's second product: 9,200 words whole; in halves its parts, 14, became 10, 17,501 cycles)
 STREAM_BUDGET = 2
 
 
@@ -771,14 +774,14 @@ def streamed(program: PolyProgram, tiling: Tiling, local_words: int = DEFAULT_LO
     values it reads once per tile.  So, in the writer's tiles finish in a burst each, and the reader
     waits for the last one before its first tile ends: 2mm at `--parallel 16` (NI=40 NJ=50 NK=70 NL=80)
     ran its two products one after the other, 19,913 modelled cycles, 8.1x its one part.  Here a
-    reading band's tiles are whole but along its rows (its slab hyperplane, halved until its footprint
-    fits `local_words`), and a band that only writes for others has the same rows and its other outer
+    reading band's tiles are whole but along its rows (its slab hyperplane, halved while its footprint
+    passes `STREAM_BUDGET` times `local_words`), and a band that only writes for others has the same rows and its other outer
     hyperplanes cut into `STREAM_TILES` tiles: its values become final a few columns at a time, in the
     order the reader takes them (13,232 cycles, 12.2x).  A column tile with the rows of one of
     `parallel` parts still holds `MIN_INNER_TRIP` points, so that a part's reduction does not wait on
     its adder (at P = 64, one row a part: columns of 5 modelled 6,863 cycles, of 8 4,736, against
-    6,687 for the tiles `auto_tiling` gave).  None where
-    no band reads another's values or nothing changes."""
+    6,687 for the tiles `auto_tiling` gave).  None where no band reads another's values or nothing
+    changes."""
     bands = list(tiling.bands)
     band_of = {st: k for k, b in enumerate(bands) for st in b.statements}
     flow = program.flow.dependences if program.flow is not None else ()
