@@ -21,10 +21,8 @@ __all__ = ["ordered_pairs", "equal_before", "first_differs", "shared_prefix", "d
 
 def equal_before(m: isl.Map, n: int) -> isl.Map:
     """`m` where input and output agree on their first `n` dimensions."""
-    ls = isl.LocalSpace.from_space(m.get_space())
     for d in range(n):
-        m = m.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, d, 1)
-                             .set_coefficient_val(isl.dim_type.out, d, -1))
+        m = _equal_at(m, d)
     return m
 
 
@@ -42,7 +40,16 @@ def shared_prefix(times: isl.Map) -> int:
     the values they exchange inside one tile band all carry the band's coordinates first."""
     n = min(times.dim(isl.dim_type.in_), times.dim(isl.dim_type.out))
     universe = isl.Map.universe(times.get_space())
-    return next((k for k in range(n) if not times.is_subset(equal_before(universe, k + 1))), n)
+    # dimension k asked alone, the ones before it being equal already: a subset of one equality where
+    # the k + 1 of them made isl split the complement into 2k + 2 pieces
+    return next((k for k in range(n) if not times.is_subset(_equal_at(universe, k))), n)
+
+
+def _equal_at(m: isl.Map, d: int) -> isl.Map:
+    """`m` where input and output agree on dimension `d`."""
+    ls = isl.LocalSpace.from_space(m.get_space())
+    return m.add_constraint(isl.Constraint.equality_alloc(ls).set_coefficient_val(isl.dim_type.in_, d, 1)
+                            .set_coefficient_val(isl.dim_type.out, d, -1))
 
 
 def deciding_dims(times: isl.Set, schedule: Optional[isl.Map] = None) -> list[int]:
