@@ -228,18 +228,23 @@ def _fifo_depth(events: list[tuple[tuple, int]]) -> int:
     return best
 
 
-def _times(c: Channel, net: ProcessNetwork) -> tuple[isl.Map, isl.Map]:
-    """(write time, last read time) of the values of a channel, on the compacted time stamps of its
-    two processes."""
+def _write_and_reads(c: Channel, net: ProcessNetwork) -> tuple[isl.Map, isl.Map]:
+    """(write time, read times) of the values of a channel, on the compacted time stamps of its two
+    processes."""
     prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
-    return prod.intersect_domain(c.relation.domain()), c.relation.apply_range(cons).lexmax()
+    return prod.intersect_domain(c.relation.domain()), c.relation.apply_range(cons)
+
+
+def _times(c: Channel, net: ProcessNetwork) -> tuple[isl.Map, isl.Map]:
+    """(write time, last read time) of the values of a channel (`_write_and_reads`)."""
+    write, reads = _write_and_reads(c, net)
+    return write, reads.lexmax()
 
 
 def _first_read_times(c: Channel, net: ProcessNetwork) -> isl.Map:
-    """The first read time of each value of a channel (`_times`' time stamps): only a FIFO's count asks
-    for it, and its lexmin was a sixth of the channel sizes' cost on heat-3d at T=100, N=40."""
-    _prod, cons = compact_schedules(net.process(c.producer).schedule, net.process(c.consumer).schedule)
-    return c.relation.apply_range(cons).lexmin()
+    """The first read time of each value of a channel: only a FIFO's count asks for it, and its lexmin
+    was a sixth of the channel sizes' cost on heat-3d at T=100, N=40."""
+    return _write_and_reads(c, net)[1].lexmin()
 
 
 def _alive_at_writes(write: isl.Map, until: isl.Map) -> isl.Map:

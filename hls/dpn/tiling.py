@@ -679,11 +679,17 @@ def _levels_set(program: PolyProgram, bands: list[TileBand]) -> list[TileBand]:
     only, each part of the reader takes whole rows from one part of the writer (2mm at P = 64, its two
     products in two bands: 6,687 modelled cycles so, 8,740 with two levels, on a corner that kept both
     hyperplanes whole and chose another tiling)."""
+    linked = {k for pair in _band_flows(program, bands) for k in pair}
+    return [replace(b, levels=1) if k in linked else b for k, b in enumerate(bands)]
+
+
+def _band_flows(program: PolyProgram, bands: Sequence[TileBand]) -> set[tuple[Optional[int], Optional[int]]]:
+    """(writer's band, reader's band) of every flow dependence between two bands (None: a statement
+    in no band)."""
     band_of = {st: k for k, b in enumerate(bands) for st in b.statements}
     flow = program.flow.dependences if program.flow is not None else ()
-    linked = {band_of.get(x) for d in flow if band_of.get(d.source) != band_of.get(d.sink)
-              for x in (d.source, d.sink)}
-    return [replace(b, levels=1) if k in linked else b for k, b in enumerate(bands)]
+    return {(band_of.get(d.source), band_of.get(d.sink)) for d in flow
+            if band_of.get(d.source) != band_of.get(d.sink)}
 
 
 def tile_program(program: PolyProgram, sizes: Sequence[int], *, point_order: str = "latency",
@@ -775,18 +781,15 @@ def streamed(program: PolyProgram, tiling: Tiling, local_words: int = DEFAULT_LO
     waits for the last one before its first tile ends: 2mm at `--parallel 16` (NI=40 NJ=50 NK=70 NL=80)
     ran its two products one after the other, 19,913 modelled cycles, 8.1x its one part.  Here a
     reading band's tiles are whole but along its rows (its slab hyperplane, halved while its footprint
-    passes `STREAM_BUDGET` times `local_words`), and a band that only writes for others has the same rows and its other outer
-    hyperplanes cut into `STREAM_TILES` tiles: its values become final a few columns at a time, in the
-    order the reader takes them (13,232 cycles, 12.2x).  A column tile with the rows of one of
+    passes `STREAM_BUDGET` times `local_words`), and a band that only writes for others has the same
+    rows and its other outer hyperplanes cut into `STREAM_TILES` tiles: its values become final a few
+    columns at a time, in the order the reader takes them (13,232 cycles, 12.2x).  A column tile with the rows of one of
     `parallel` parts still holds `MIN_INNER_TRIP` points, so that a part's reduction does not wait on
     its adder (at P = 64, one row a part: columns of 5 modelled 6,863 cycles, of 8 4,736, against
     6,687 for the tiles `auto_tiling` gave).  None where no band reads another's values or nothing
     changes."""
     bands = list(tiling.bands)
-    band_of = {st: k for k, b in enumerate(bands) for st in b.statements}
-    flow = program.flow.dependences if program.flow is not None else ()
-    pairs = {(band_of[d.source], band_of[d.sink]) for d in flow
-             if d.source in band_of and d.sink in band_of and band_of[d.source] != band_of[d.sink]}
+    pairs = {(p, c) for p, c in _band_flows(program, bands) if p is not None and c is not None}
     readers = {c for _p, c in pairs if bands[c].depth}
     out = list(bands)
     rows: dict[int, int] = {}
